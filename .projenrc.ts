@@ -1,0 +1,86 @@
+import { cdktf, javascript } from 'projen';
+
+/**
+ * The single source of package.json, tsconfig, jest and eslint settings.
+ * Run `npx projen` after editing; running it again leaves no diff.
+ */
+const project = new cdktf.ConstructLibraryCdktf({
+  name: 'hangar-cdktf',
+  description:
+    'Hangar: a box registry, a secrets service and a service catalog in one engine, ' +
+    'with CDK for Terraform constructs that manage all three.',
+  author: 'Hangar developers',
+  authorAddress: 'hangar@example.com',
+  repositoryUrl: 'https://github.com/hangar-dev/hangar.git',
+  defaultReleaseBranch: 'main',
+  projenrcTs: true,
+  license: 'Apache-2.0',
+  keywords: ['cdktf', 'terraform', 'vagrant', 'box-registry', 'secrets', 'catalog'],
+
+  // jsii and the TypeScript minor it compiles with; TypeScript 7 breaks jsii and ts-node.
+  jsiiVersion: '~5.9.0',
+  typescriptVersion: '~5.9.3',
+  cdktfVersion: '^0.21.0',
+  constructsVersion: '^10.4.2',
+  minNodeVersion: '22.12.0',
+
+  peerDeps: ['@cdktf/provider-null@^11.0.1'],
+  // The engine's libraries are bundled into the one-file CLI (assets/hangar.cjs) by esbuild,
+  // so the published library depends on none of them at run time.
+  devDeps: [
+    // Node.js from the npm registry (npm scripts put node_modules/.bin first on PATH). The engine
+    // needs >= 22.12; tests need 24 because jest loads ESM-only packages (jose, htmlparser2) only there.
+    'node@^24.11.0',
+    'fastify@^5',
+    'zod@^4',
+    'undici@^7',
+    'pg@^8',
+    '@types/pg',
+    'pino@^9',
+    'markdown-it@^14',
+    '@types/markdown-it',
+    'sanitize-html@^2',
+    '@types/sanitize-html',
+    'esbuild@^0.25',
+  ],
+  allowScripts: ['node', 'esbuild'],
+  bin: { hangar: 'assets/hangar.cjs' },
+
+  packageManager: javascript.NodePackageManager.NPM,
+  github: false,
+  release: false,
+  buildWorkflow: false,
+  depsUpgrade: false,
+  pullRequestTemplate: false,
+  prettier: false,
+  catalog: { announce: false },
+  publishToPypi: { distName: 'hangar-cdktf', module: 'hangar_cdktf' },
+  docgen: true,
+
+  jestOptions: {
+    passWithNoTests: false,
+    updateSnapshot: javascript.UpdateSnapshot.NEVER,
+    jestConfig: {
+      testTimeout: 60_000,
+      collectCoverage: false,
+      // Each test file starts its own servers; two workers fit the two cores.
+      maxWorkers: 2,
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+    },
+  },
+  gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '*.tsbuildinfo', '/.cache/'],
+  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/'] },
+});
+
+// jest loads ESM-only packages through require(esm) only with VM modules on (Node >= 24.9).
+project.testTask.env('NODE_OPTIONS', '--experimental-vm-modules --disable-warning=ExperimentalWarning');
+
+// The one-file CLI that custom resources run and that `npx hangar` starts.
+const bundle = project.addTask('bundle', {
+  description: 'Bundle the hangar CLI into assets/hangar.cjs',
+  exec: 'node scripts/bundle.mjs',
+});
+project.postCompileTask.spawn(bundle);
+
+project.synth();

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { defaultDataDir } from '../../engine/data-dir';
+import { Engine } from '../../engine/engine';
+import { DEFAULT_ADDRESSES, listen, parseHostPort } from '../../engine/http/server';
+import { createLogger } from '../../engine/logger';
+import { newRootToken, ROOT_TOKEN_FILE } from '../../engine/root-token';
+import { StorageConfig } from '../../engine/storage';
+import { CommandSpec, ParsedOptions } from '../options';
+import { UsageError } from '../usage';
+
+export const serverCommand: CommandSpec = {
+  name: 'server',
+  summary:
+    'Runs the box registry, secrets and catalog APIs. Data lives in SQLite under --data (the default) or in PostgreSQL.',
+  usage: 'hangar server [options]',
+  options: {
+    data: { type: 'string', env: 'HANGAR_DATA', placeholder: 'DIR', help: 'Data directory (default ~/.local/share/hangar; --dev: a temporary one)' },
+    storage: { type: 'string', env: 'HANGAR_STORAGE', placeholder: 'sqlite|postgres', help: 'Storage backend (default sqlite)' },
+    'postgres-url': { type: 'string', env: 'HANGAR_POSTGRES_URL', placeholder: 'URL', help: 'PostgreSQL connection URL for --storage postgres' },
+    'registry-addr': { type: 'string', env: 'HANGAR_REGISTRY_ADDR', placeholder: 'HOST:PORT', help: `Registry listener (default ${DEFAULT_ADDRESSES.registry})` },
+    'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
+    'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
+    dev: { type: 'boolean', env: 'HANGAR_DEV', help: 'Development mode: temporary data, a known root token, ready at once' },
+    'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
+    'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default), debug, trace' },
+  },
+};
+
+export async function runServer(options: ParsedOptions): Promise<number> {
+  const dev = options.dev === true;
+  if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
+  const addresses = {
+    registry: (options['registry-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.registry,
+    secrets: (options['secrets-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.secrets,
+    catalog: (options['catalog-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.catalog,
+  };
+  for (const [name, value] of Object.entries(addresses)) {
+    try {
+      parseHostPort(value);
+    } catch (err) {
+      throw new UsageError(`--${name}-addr: ${(err as Error).message}`);
+    }
+  }
+  const kind = (options.storage as string | undefined) ?? 'sqlite';
+  if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
+  if (kind === 'postgres' && !options['postgres-url']) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
+
+  const temporary = dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
+  const dataDir = temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
+  const storage: StorageConfig =
+    kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir };
+  const devRootToken = dev ? ((options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
+  const logger = createLogger({ level: options['log-level'] as string | undefined });
+
+  const engine = await Engine.open({ storage, dataDir, logger, devRootToken });
+  let urls;
+  try {
+    urls = await listen(engine, addresses);
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  logger.info({ urls, storage: kind, dataDir, dev }, 'hangar is ready');
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  note(`Hangar ${dev ? '(dev mode) ' : ''}is ready: registry ${urls.registry}, secrets ${urls.secrets}, catalog ${urls.catalog}`);
+  note(`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`);
+  if (dev) note(`Root token: ${devRootToken}`);
+  else if (engine.createdRootToken) note(`A root token was created and written to ${join(dataDir, ROOT_TOKEN_FILE)} (mode 0600).`);
+
+  await new Promise<void>((done) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        note(`${signal} again: exiting at once`);
+        process.exit(1);
+      }
+      stopping = true;
+      logger.info({ signal }, 'shutting down: finishing requests in flight');
+      engine.close().then(done, (err) => {
+        logger.error({ err }, 'shutdown failed');
+        done();
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  if (temporary) rmSync(temporary, { recursive: true, force: true });
+  logger.info('stopped');
+  return 0;
+}

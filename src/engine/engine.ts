@@ -1,0 +1,74 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { catalogApi } from './catalog/api';
+import { Clock, systemClock } from './clock';
+import { ApiName, buildApi } from './http/api';
+import { Logger, silentLogger } from './logger';
+import { registryApi } from './registry/api';
+import { ensureRootToken } from './root-token';
+import { secretsApi } from './secrets/api';
+import { openStorage, Storage, StorageConfig } from './storage';
+
+export interface EngineOptions {
+  readonly storage: StorageConfig;
+  /** Where the engine keeps files besides the database (root token file, box images). */
+  readonly dataDir?: string;
+  readonly logger?: Logger;
+  readonly clock?: Clock;
+  /** Dev mode: this value becomes the root token. */
+  readonly devRootToken?: string;
+}
+
+export const LOCAL_ADMIN_HEADER = 'x-hangar-local-admin';
+
+/**
+ * The engine: storage, clock, logger and the three APIs. The server listens with the APIs' apps;
+ * the in-process transport injects requests into the very same apps, so both paths run one pipeline.
+ */
+export class Engine {
+  static async open(options: EngineOptions): Promise<Engine> {
+    const storage = await openStorage(options.storage);
+    const engine = new Engine(storage, options);
+    const root = await ensureRootToken(storage, { dataDir: options.dataDir, devRootToken: options.devRootToken });
+    engine.createdRootToken = root.created ? root.token : undefined;
+    return engine;
+  }
+
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly dataDir?: string;
+  /**
+   * Proves a request was injected by this process (the in-process transport on a local data
+   * directory acts as administrator). Random per process and never sent over a network.
+   */
+  readonly localAdminSecret = randomBytes(32).toString('hex');
+  /** The root token when this start created (or, in dev mode, set) it; undefined otherwise. */
+  createdRootToken?: string;
+  private readonly apps = new Map<ApiName, FastifyInstance>();
+
+  private constructor(
+    readonly storage: Storage,
+    options: EngineOptions,
+  ) {
+    this.logger = options.logger ?? silentLogger();
+    this.clock = options.clock ?? systemClock;
+    this.dataDir = options.dataDir;
+  }
+
+  /** The Fastify app of one API, built on first use. */
+  app(name: ApiName): FastifyInstance {
+    let app = this.apps.get(name);
+    if (!app) {
+      const definitions = { registry: registryApi, secrets: secretsApi, catalog: catalogApi } as const;
+      app = buildApi(this, definitions[name] as Parameters<typeof buildApi>[1]);
+      this.apps.set(name, app);
+    }
+    return app;
+  }
+
+  /** Stops accepting requests, lets in-flight ones finish, then closes the database. */
+  async close(): Promise<void> {
+    await Promise.all([...this.apps.values()].map((app) => app.close()));
+    await this.storage.close();
+  }
+}

@@ -1,0 +1,131 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Engine } from '../engine';
+import type { Db } from '../storage';
+import { HangarError, ValidationError } from './errors';
+import { registerJsonParser } from './json-body';
+import { Reply, RequestContext, Route } from './routes';
+import { redactUrl } from './tokens';
+
+export type ApiName = 'registry' | 'secrets' | 'catalog';
+
+/** What makes one of the three APIs: its routes, how it authenticates, how it renders errors. */
+export interface ApiDefinition<Actor, Permission> {
+  readonly name: ApiName;
+  readonly routes: readonly Route<Actor, Permission>[];
+  /** Resolves the caller from the request (token headers), inside the request's transaction. */
+  authenticate(req: FastifyRequest, db: Db, engine: Engine): Promise<Actor | undefined>;
+  /** Throws (401/403/404) when the actor may not call a route with this permission. */
+  authorize(permission: Permission, actor: Actor | undefined): void;
+  /** The error envelope of this API. */
+  renderError(error: HangarError): { status: number; contentType: string; body: string };
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Builds the Fastify app of one API; `listen` is the caller's business (or `inject`, in-process). */
+export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<Actor, Permission>): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: engine.logger.child({ api: api.name }) as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    bodyLimit: MAX_BODY_BYTES,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+  });
+  registerJsonParser(app);
+
+  for (const r of api.routes) {
+    app.route({
+      method: r.method as never,
+      url: r.path,
+      handler: async (req, reply) => send(reply, await handle(engine, api, r, req)),
+    });
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    const err = new HangarError(404, [`No such endpoint: ${req.method} ${redactUrl(req.url).split('?')[0]}`]);
+    sendError(reply, api, err);
+  });
+
+  app.setErrorHandler((error: FastifyError | HangarError, req, reply) => {
+    if (error instanceof HangarError) return sendError(reply, api, error);
+    const status = (error as FastifyError).statusCode;
+    if (status && status >= 400 && status < 500) {
+      return sendError(reply, api, new HangarError(status, [clientErrorMessage(error as FastifyError)]));
+    }
+    req.log.error({ err: error }, 'request failed');
+    sendError(reply, api, new HangarError(500, [`Internal error (request id ${req.id})`]));
+  });
+
+  return app;
+}
+
+async function handle<Actor, Permission>(
+  engine: Engine,
+  api: ApiDefinition<Actor, Permission>,
+  r: Route<Actor, Permission>,
+  req: FastifyRequest,
+): Promise<unknown> {
+  const params = parse('path', r.params, req.params);
+  const query = parse('query', r.query, req.query);
+  const body = parse('body', r.body, req.body);
+  const context = async (db: Db): Promise<RequestContext<Actor>> => {
+    const actor = await api.authenticate(req, db, engine);
+    api.authorize(r.permission, actor);
+    return { engine, db, actor, requestId: req.id, baseUrl: `${req.protocol}://${req.host}`, now: engine.clock.now() };
+  };
+  if (r.transaction === 'none') {
+    const ctx = await engine.storage.tx(context, { readOnly: true });
+    return r.handler({ params, query, body }, ctx);
+  }
+  return engine.storage.tx(async (db) => r.handler({ params, query, body }, await context(db)), {
+    readOnly: r.transaction === 'read',
+  });
+}
+
+function parse<T>(where: string, schema: z.ZodType<T> | undefined, value: unknown): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value ?? (where === 'body' ? {} : value));
+  if (result.success) return result.data;
+  throw new ValidationError(result.error.issues.map((issue) => describeIssue(where, issue)));
+}
+
+/** "box.name: must be a string" — the field path first, so a client knows what to fix. */
+function describeIssue(where: string, issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join('.');
+  const field = path || where;
+  if (issue.code === 'invalid_type') {
+    return /received undefined/.test(issue.message) ? `${field} is required` : `${field}: must be ${article(issue.expected)}`;
+  }
+  return `${field}: ${issue.message}`;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+function clientErrorMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `Request body is larger than ${MAX_BODY_BYTES} bytes`;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported Content-Type: send application/json';
+    default:
+      return error.message;
+  }
+}
+
+function send(reply: FastifyReply, result: unknown): FastifyReply {
+  if (result instanceof Reply) {
+    reply.code(result.status).headers(result.headers);
+    return result.body === undefined ? reply.send() : reply.send(result.body);
+  }
+  return reply.code(200).send(result);
+}
+
+function sendError<A, P>(reply: FastifyReply, api: ApiDefinition<A, P>, error: HangarError): void {
+  const rendered = api.renderError(error);
+  reply.code(rendered.status).headers(error.headers).type(rendered.contentType).send(rendered.body);
+}

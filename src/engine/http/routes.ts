@@ -1,0 +1,53 @@
+import type { z } from 'zod';
+import type { Db } from '../storage';
+import type { Engine } from '../engine';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** What a handler knows about the request beyond its validated input. */
+export interface RequestContext<Actor> {
+  readonly engine: Engine;
+  /** The request's transaction: every write of one request commits or rolls back together. */
+  readonly db: Db;
+  /** The authenticated caller, or undefined for an anonymous request. */
+  readonly actor: Actor | undefined;
+  readonly requestId: string;
+  /** Scheme, host and port the client used, for URLs in responses. */
+  readonly baseUrl: string;
+  /** The engine clock's current time in epoch milliseconds. */
+  readonly now: number;
+}
+
+/** A handler may return a body (sent as 200 JSON) or a Reply for another status or no body. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {}
+}
+
+export interface Route<Actor, Permission, P = unknown, Q = unknown, B = unknown> {
+  readonly method: Method | readonly Method[];
+  /** Fastify path syntax (`/api/v1/box/:username/:name`). */
+  readonly path: string;
+  readonly params?: z.ZodType<P>;
+  readonly query?: z.ZodType<Q>;
+  readonly body?: z.ZodType<B>;
+  /** Who may call it; each API decides what its permissions mean. */
+  readonly permission: Permission;
+  /**
+   * The request's transaction: 'write' (the default), 'read' (read-only), or 'none' for handlers
+   * that do slow work (password hashing, streaming) and open short transactions themselves through
+   * `ctx.engine.storage`; their `ctx.db` is then a short read-only transaction used for authentication.
+   */
+  readonly transaction?: 'write' | 'read' | 'none';
+  readonly handler: (input: { params: P; query: Q; body: B }, ctx: RequestContext<Actor>) => Promise<unknown>;
+}
+
+/** Identity function that lets TypeScript infer a route's input types from its schemas. */
+export function route<Actor, Permission>() {
+  return <P = unknown, Q = unknown, B = unknown>(
+    r: Route<Actor, Permission, P, Q, B>,
+  ): Route<Actor, Permission, unknown, unknown, unknown> => r as Route<Actor, Permission, unknown, unknown, unknown>;
+}

@@ -1,0 +1,33 @@
+import type { AddressInfo } from 'node:net';
+import type { Engine } from '../engine';
+import type { ApiName } from './api';
+
+export type ListenAddresses = Readonly<Record<ApiName, string>>;
+
+export const DEFAULT_ADDRESSES: ListenAddresses = {
+  registry: '127.0.0.1:8080',
+  secrets: '127.0.0.1:8200',
+  catalog: '127.0.0.1:8500',
+};
+
+/** "HOST:PORT" (IPv6 as "[::1]:8080") to its parts; throws a message naming the bad value. */
+export function parseHostPort(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value.trim());
+  const port = match ? Number(match[3]) : NaN;
+  if (!match || port > 65535) throw new Error(`invalid address "${value}": expected HOST:PORT, for example 127.0.0.1:8080`);
+  return { host: match[1] ?? match[2], port };
+}
+
+/** Starts the three listeners; resolves to the URLs they really listen on (port 0 picks a free port). */
+export async function listen(engine: Engine, addresses: ListenAddresses): Promise<Record<ApiName, string>> {
+  const urls = {} as Record<ApiName, string>;
+  for (const name of ['registry', 'secrets', 'catalog'] as const) {
+    const { host, port } = parseHostPort(addresses[name]);
+    const app = engine.app(name);
+    await app.listen({ host, port });
+    const address = app.server.address() as AddressInfo;
+    const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    urls[name] = `http://${shownHost}:${address.port}`;
+  }
+  return urls;
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { notFound, invalid } from '../../http/errors';
+import { requireWrite } from '../access';
+import { deleteBox, findBox, findVisibleBox, insertBox, serializeBox, updateBox } from '../boxes';
+import { BOX_NAME, DESCRIPTION, SHORT_DESCRIPTION, USERNAME } from '../names';
+import { findOwner } from '../owners';
+import { registryRoute } from './route';
+
+const BoxPath = z.object({ username: USERNAME, name: BOX_NAME });
+
+// `is_private` is the spec's name; `private` (the name in responses) is accepted too.
+const boxFields = {
+  short_description: SHORT_DESCRIPTION.nullish(),
+  description: DESCRIPTION.nullish(),
+  is_private: z.boolean().nullish(),
+  private: z.boolean().nullish(),
+};
+const CreateBox = z.object({ box: z.object({ username: USERNAME.nullish(), name: BOX_NAME, ...boxFields }) });
+const UpdateBox = z.object({ box: z.object({ name: BOX_NAME.nullish(), ...boxFields }) });
+
+function privacy(fields: { is_private?: boolean | null; private?: boolean | null }): boolean | undefined {
+  return fields.is_private ?? fields.private ?? undefined;
+}
+
+/** /api/v1/boxes and /api/v1/box/:username/:name */
+export const boxRoutes = [
+  registryRoute({
+    method: 'POST',
+    path: '/api/v1/boxes',
+    body: CreateBox,
+    permission: 'user',
+    handler: async ({ body: { box } }, ctx) => {
+      const actor = ctx.actor!;
+      const username = box.username ?? (actor.kind === 'user' ? actor.user.username : undefined);
+      if (!username) throw invalid('box.username is required');
+      const owner = await findOwner(ctx.db, username);
+      if (!owner) throw notFound(`Owner ${username} not found`);
+      await requireWrite(ctx.db, actor, owner, false);
+      if (await findBox(ctx.db, owner.id, box.name)) throw invalid(`box.name: "${box.name}" has already been taken`);
+      const row = await insertBox(
+        ctx.db,
+        owner,
+        {
+          name: box.name,
+          shortDescription: box.short_description ?? '',
+          description: box.description ?? '',
+          isPrivate: privacy(box) ?? true,
+        },
+        ctx.now,
+      );
+      return serializeBox(owner, row, { withVersions: true });
+    },
+  }),
+  registryRoute({
+    method: 'GET',
+    path: '/api/v1/box/:username/:name',
+    params: BoxPath,
+    permission: 'public',
+    transaction: 'read',
+    handler: async ({ params }, ctx) => {
+      const { owner, box } = await findVisibleBox(ctx.db, ctx.actor, params.username, params.name);
+      return serializeBox(owner, box, { withVersions: true });
+    },
+  }),
+  registryRoute({
+    method: 'PUT',
+    path: '/api/v1/box/:username/:name',
+    params: BoxPath,
+    body: UpdateBox,
+    permission: 'user',
+    // Fields left out keep their value (the spec's "default true" for is_private applies at creation).
+    handler: async ({ params, body: { box } }, ctx) => {
+      const found = await findVisibleBox(ctx.db, ctx.actor, params.username, params.name);
+      await requireWrite(ctx.db, ctx.actor, found.owner, found.box.is_private === 1);
+      const row = await updateBox(
+        ctx.db,
+        found.box,
+        {
+          name: box.name ?? undefined,
+          shortDescription: box.short_description ?? undefined,
+          description: box.description ?? undefined,
+          isPrivate: privacy(box),
+        },
+        ctx.now,
+      );
+      return serializeBox(found.owner, row, { withVersions: true });
+    },
+  }),
+  registryRoute({
+    method: 'DELETE',
+    path: '/api/v1/box/:username/:name',
+    params: BoxPath,
+    permission: 'user',
+    handler: async ({ params }, ctx) => {
+      const { owner, box } = await findVisibleBox(ctx.db, ctx.actor, params.username, params.name);
+      await requireWrite(ctx.db, ctx.actor, owner, box.is_private === 1);
+      const body = serializeBox(owner, box, { withVersions: true });
+      await deleteBox(ctx.db, box);
+      return body;
+    },
+  }),
+];

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256Hex, timingSafeEqualHex } from './crypto';
+import { Db, Storage } from './storage';
+
+const SETTING = 'root_token_sha256';
+export const ROOT_TOKEN_FILE = 'root-token';
+
+/**
+ * The root token: root of the secrets service, management token of the catalog and administrator
+ * of the registry. Only its SHA-256 is stored. A fresh data directory gets a random one written to
+ * `<data>/root-token` (mode 0600) once; `--dev-root-token` replaces it in dev mode.
+ */
+export async function ensureRootToken(
+  storage: Storage,
+  options: { dataDir?: string; devRootToken?: string },
+): Promise<{ token?: string; created: boolean }> {
+  if (options.devRootToken !== undefined) {
+    const token = options.devRootToken;
+    await storage.tx((db) => putSetting(db, SETTING, sha256Hex(token)));
+    return { token, created: true };
+  }
+  const token = newRootToken();
+  const created = await storage.tx(async (db) => {
+    if (await getSetting(db, SETTING)) return false;
+    await putSetting(db, SETTING, sha256Hex(token));
+    return true;
+  });
+  if (!created) return { created: false };
+  if (options.dataDir) {
+    const file = join(options.dataDir, ROOT_TOKEN_FILE);
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  }
+  return { token, created: true };
+}
+
+export function newRootToken(): string {
+  return `hgr.root.${randomBytes(24).toString('base64url')}`;
+}
+
+export async function isRootToken(db: Db, token: string): Promise<boolean> {
+  const stored = await getSetting(db, SETTING);
+  return stored !== undefined && timingSafeEqualHex(stored, sha256Hex(token));
+}
+
+/** The root token from `<data>/root-token`, when this process may read it. */
+export function readRootTokenFile(dataDir: string): string | undefined {
+  const file = join(dataDir, ROOT_TOKEN_FILE);
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
+}
+
+export async function getSetting(db: Db, name: string): Promise<string | undefined> {
+  const row = await db.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [name]);
+  return row?.value;
+}
+
+export async function putSetting(db: Db, name: string, value: string): Promise<void> {
+  await db.run(
+    'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
+    [name, value],
+  );
+}

@@ -1,0 +1,102 @@
+import { Pool, PoolClient, types as pgTypes } from 'pg';
+import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
+import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
+
+/** Key of the advisory lock that serialises migrations across servers starting at once. */
+const MIGRATION_LOCK = 4_271_001;
+
+/** BIGINT columns hold epoch milliseconds and counters: well inside Number's exact range. */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 && format !== 'binary') return (value: string) => Number(value);
+    return pgTypes.getTypeParser(oid, format);
+  },
+} as typeof pgTypes;
+
+/**
+ * PostgreSQL through pg: several Hangar servers share one database. Queries use the portable
+ * `?` placeholders, rewritten here to `$n` (no SQL of ours has a literal `?`).
+ */
+export class PostgresStorage implements Storage {
+  readonly dialect = 'postgres' as const;
+  private readonly pool: Pool;
+
+  constructor(connectionString: string, private readonly migrations: readonly Migration[], maxConnections = 10) {
+    this.pool = new Pool({ connectionString, max: maxConnections, types: typeParsers });
+    // An idle client that loses its connection must not crash the process.
+    this.pool.on('error', () => undefined);
+  }
+
+  async tx<T>(fn: (db: Db) => Promise<T>, options: TxOptions = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.pool.connect();
+      try {
+        await client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+        const result = await fn(connection(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (isRetryable(err) && attempt < MAX_TX_ATTEMPTS) {
+          await backoff(attempt);
+          continue;
+        }
+        throw err;
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async migrate(): Promise<number> {
+    return this.tx(async (db) => {
+      await db.run('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
+      await db.run(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      const applied = new Set((await db.all<Row>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+      let count = 0;
+      for (const migration of this.migrations) {
+        if (applied.has(migration.version)) continue;
+        await db.run(migration.postgres ?? migration.sql);
+        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+          migration.version,
+          migration.name,
+          Date.now(),
+        ]);
+        count++;
+      }
+      return count;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+function connection(client: PoolClient): Db {
+  const query = async (sql: string, params: readonly SqlValue[]) => {
+    try {
+      return await client.query(toPositional(sql), params as SqlValue[]);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new UniqueViolation(err);
+      throw err;
+    }
+  };
+  return {
+    all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows as T[],
+    get: async <T>(sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rows[0] as T | undefined,
+    run: async (sql: string, params: readonly SqlValue[] = []) => (await query(sql, params)).rowCount ?? 0,
+  };
+}
+
+function toPositional(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === '40001' || code === '40P01';
+}

@@ -1,0 +1,127 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, StatementSync } from 'node:sqlite';
+import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
+import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
+
+const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * SQLite through node:sqlite: one file, WAL so readers never block the writer, and a busy timeout
+ * so several processes (parallel custom resources, a running server) can write the same file.
+ *
+ * node:sqlite is synchronous, so transactions of this process are queued one after the other
+ * (an async handler inside a transaction must not interleave with another's statements).
+ */
+export class SqliteStorage implements Storage {
+  readonly dialect = 'sqlite' as const;
+  private readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(readonly file: string, private readonly migrations: readonly Migration[]) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    this.db = new DatabaseSync(file);
+    this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec('PRAGMA synchronous = NORMAL');
+    this.db.exec('PRAGMA foreign_keys = ON');
+  }
+
+  tx<T>(fn: (db: Db) => Promise<T>, options: TxOptions = {}): Promise<T> {
+    const run = this.queue.then(() => this.runTx(fn, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async runTx<T>(fn: (db: Db) => Promise<T>, options: TxOptions): Promise<T> {
+    if (this.closed) throw new Error('storage is closed');
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
+        this.db.exec(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+      } catch (err) {
+        if (isBusy(err) && attempt < MAX_TX_ATTEMPTS) {
+          await backoff(attempt);
+          continue;
+        }
+        throw err;
+      }
+      try {
+        const result = await fn(this.connection);
+        this.db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        this.db.exec('ROLLBACK');
+        if (isBusy(err) && attempt < MAX_TX_ATTEMPTS) {
+          await backoff(attempt);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
+  private readonly connection: Db = {
+    all: async <T>(sql: string, params: readonly SqlValue[] = []) =>
+      this.call(() => this.statement(sql).all(...(params as SqlValue[])) as T[]),
+    get: async <T>(sql: string, params: readonly SqlValue[] = []) =>
+      this.call(() => this.statement(sql).get(...(params as SqlValue[])) as T | undefined),
+    run: async (sql: string, params: readonly SqlValue[] = []) =>
+      this.call(() => Number(this.statement(sql).run(...(params as SqlValue[])).changes)),
+  };
+
+  private call<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof Error && /UNIQUE constraint failed/.test(err.message)) throw new UniqueViolation(err);
+      throw err;
+    }
+  }
+
+  private statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async migrate(): Promise<number> {
+    return this.tx(async (db) => {
+      this.db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+      );
+      const applied = new Set((await db.all<Row>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
+      let count = 0;
+      for (const migration of this.migrations) {
+        if (applied.has(migration.version)) continue;
+        this.db.exec(migration.sqlite ?? migration.sql);
+        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+          migration.version,
+          migration.name,
+          Date.now(),
+        ]);
+        count++;
+      }
+      return count;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.queue;
+    this.closed = true;
+    this.db.close();
+  }
+}
+
+function isBusy(err: unknown): boolean {
+  return err instanceof Error && /database is locked|SQLITE_BUSY/i.test(err.message);
+}
+
+/** Used by tests and tools that need a raw look at a row. */
+export type { Row };

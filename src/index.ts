@@ -1,0 +1,3 @@
+// The jsii entry point: constructs, their props and enums. Nothing else is exported here.
+export { Hangar, HangarProps } from './constructs/hangar';
+export { Box, BoxProps } from './constructs/registry';

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { StorageConfig } from '../../src/engine/storage';
+
+/** The storage kinds every storage-dependent test runs against. PostgreSQL only when the cluster runs. */
+export const STORAGE_KINDS: readonly ('sqlite' | 'postgres')[] = process.env.HANGAR_TEST_POSTGRES_URL
+  ? ['sqlite', 'postgres']
+  : ['sqlite'];
+
+export function tempDir(prefix = 'hangar-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A fresh, empty storage of the given kind: a new SQLite file or a new PostgreSQL database. */
+export async function freshStorage(kind: 'sqlite' | 'postgres'): Promise<{
+  config: StorageConfig;
+  dataDir: string;
+  cleanup: () => Promise<void>;
+}> {
+  const dataDir = tempDir();
+  if (kind === 'sqlite') {
+    return { config: { kind, dataDir }, dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const admin = process.env.HANGAR_TEST_POSTGRES_URL!;
+  const name = `hangar_${randomBytes(6).toString('hex')}`;
+  const client = new Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    config: { kind, url: url.toString() },
+    dataDir,
+    cleanup: async () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      const c = new Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

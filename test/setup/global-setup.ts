@@ -1,0 +1,27 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { findPostgresBin, startCluster } from './postgres';
+
+export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
+
+/**
+ * Once per test run: the bundled CLI is built (tests run it as users do) and a private PostgreSQL
+ * cluster is started. Under CI a missing PostgreSQL is a failure, never a silent skip.
+ */
+export default async function globalSetup(): Promise<void> {
+  const root = join(__dirname, '..', '..');
+  execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'pipe' });
+
+  const bin = findPostgresBin();
+  if (!bin) {
+    if (process.env.CI) throw new Error('PostgreSQL binaries not found (install postgresql or set HANGAR_PG_BIN)');
+    process.stderr.write('\nPostgreSQL binaries not found: PostgreSQL tests are skipped (CI fails instead)\n');
+    return;
+  }
+  const cluster = await startCluster(bin);
+  process.env.HANGAR_TEST_POSTGRES_URL = cluster.url;
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  writeFileSync(STATE_FILE, JSON.stringify(cluster));
+  if (!existsSync(STATE_FILE)) throw new Error('could not record the test cluster');
+}
