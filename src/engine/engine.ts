@@ -17,6 +17,11 @@ export interface EngineOptions {
   readonly clock?: Clock;
   /** Dev mode: this value becomes the root token. */
   readonly devRootToken?: string;
+  /**
+   * Create a root token if the data has none (the server does; the local CLI, acting as
+   * administrator on the data directory, need not).
+   */
+  readonly createRootToken?: boolean;
 }
 
 export const LOCAL_ADMIN_HEADER = 'x-hangar-local-admin';
@@ -29,8 +34,10 @@ export class Engine {
   static async open(options: EngineOptions): Promise<Engine> {
     const storage = await openStorage(options.storage);
     const engine = new Engine(storage, options);
-    const root = await ensureRootToken(storage, { dataDir: options.dataDir, devRootToken: options.devRootToken });
-    engine.createdRootToken = root.created ? root.token : undefined;
+    if (options.createRootToken || options.devRootToken !== undefined) {
+      const root = await ensureRootToken(storage, { dataDir: options.dataDir, devRootToken: options.devRootToken });
+      engine.createdRootToken = root.created ? root.token : undefined;
+    }
     return engine;
   }
 

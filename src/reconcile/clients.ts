@@ -1,7 +1,5 @@
+import { openTransport } from '../client/open';
 import { RegistryClient } from '../client/registry';
-import { HttpTransport, InProcessTransport, Transport } from '../client/transport';
-import { Engine } from '../engine/engine';
-import { defaultDataDir } from '../engine/data-dir';
 import { ConnectionSpec } from './payload-format';
 
 export interface Clients {
@@ -20,21 +18,11 @@ const DEFAULT_TOKEN_ENV = 'HANGAR_TOKEN';
 export async function openClients(connection: ConnectionSpec, env: NodeJS.ProcessEnv = process.env): Promise<Clients> {
   const tokenEnv = connection.tokenEnv ?? DEFAULT_TOKEN_ENV;
   const token = env[tokenEnv] || undefined;
-  let transport: Transport;
-  let target: string;
-  if (connection.endpoints) {
-    if (!token) throw new Error(`no token: set the environment variable ${tokenEnv} to a Hangar token`);
-    transport = new HttpTransport(connection.endpoints);
-    target = Object.values(connection.endpoints).join(', ');
-  } else {
-    const dataDir = connection.dataDir ?? defaultDataDir(env);
-    const engine = await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir });
-    transport = new InProcessTransport(engine);
-    target = dataDir;
-  }
+  if (connection.endpoints && !token) throw new Error(`no token: set the environment variable ${tokenEnv} to a Hangar token`);
+  const transport = await openTransport(connection, env);
   return {
     registry: new RegistryClient(transport, connection.endpoints ? token : undefined),
-    target,
+    target: transport.target,
     close: () => transport.close(),
   };
 }

@@ -1,8 +1,6 @@
 import { resolve } from 'node:path';
-import { RegistryClient } from '../../client/registry';
-import { HttpTransport, InProcessTransport, Transport } from '../../client/transport';
+import type { RegistryClient } from '../../client/registry';
 import { defaultDataDir } from '../../engine/data-dir';
-import { Engine } from '../../engine/engine';
 import { CommandSpec, OptionSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
 
@@ -38,17 +36,16 @@ export const createOrgCommand: CommandSpec = {
 };
 
 async function withRegistry<T>(options: ParsedOptions, fn: (client: RegistryClient) => Promise<T>): Promise<T> {
-  let transport: Transport;
-  let token: string | undefined;
-  if (options.address) {
-    if (options.data) throw new UsageError('give either --data or --address, not both');
-    token = options.token as string | undefined;
-    if (!token) throw new UsageError('--address needs --token (or HANGAR_TOKEN): the root token');
-    transport = new HttpTransport({ registry: options.address as string });
-  } else {
-    const dataDir = resolve((options.data as string | undefined) ?? defaultDataDir());
-    transport = new InProcessTransport(await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir }));
-  }
+  if (options.address && options.data) throw new UsageError('give either --data or --address, not both');
+  const token = options.address ? (options.token as string | undefined) : undefined;
+  if (options.address && !token) throw new UsageError('--address needs --token (or HANGAR_TOKEN): the root token');
+  const { openTransport } = require('../../client/open') as typeof import('../../client/open');
+  const { RegistryClient } = require('../../client/registry') as typeof import('../../client/registry');
+  const transport = await openTransport(
+    options.address
+      ? { endpoints: { registry: options.address as string } }
+      : { dataDir: resolve((options.data as string | undefined) ?? defaultDataDir()) },
+  );
   try {
     return await fn(new RegistryClient(transport, token));
   } finally {

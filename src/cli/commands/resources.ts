@@ -1,5 +1,4 @@
-import { apply, destroy, prune } from '../../reconcile';
-import { decodeInventory, decodePayload } from '../../reconcile/payload';
+// The reconcilers are required inside the commands: `--help` stays fast (see server.ts).
 import { CommandSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
 
@@ -27,27 +26,32 @@ export const pruneCommand: CommandSpec = {
   },
 };
 
-function payloadOf(options: ParsedOptions) {
+async function payloadOf(options: ParsedOptions) {
   const encoded = options.payload as string | undefined;
   if (!encoded) throw new UsageError('no payload: pass --payload or set HANGAR_PAYLOAD');
+  const { decodePayload } = require('../../reconcile/payload') as typeof import('../../reconcile/payload');
   return decodePayload(encoded);
 }
 
 export async function runApply(options: ParsedOptions): Promise<number> {
-  const payload = payloadOf(options);
+  const payload = await payloadOf(options);
+  const { apply } = require('../../reconcile') as typeof import('../../reconcile');
   const outcome = await apply(payload);
   process.stdout.write(`${payload.kind} ${payload.key}: ${outcome}\n`);
   return 0;
 }
 
 export async function runDestroy(options: ParsedOptions): Promise<number> {
-  const payload = payloadOf(options);
+  const payload = await payloadOf(options);
+  const { destroy } = require('../../reconcile') as typeof import('../../reconcile');
   const deleted = await destroy(payload);
   process.stdout.write(`${payload.kind} ${payload.key}: ${deleted ? 'deleted' : 'already gone'}\n`);
   return 0;
 }
 
 export async function runPrune(options: ParsedOptions): Promise<number> {
+  const { decodeInventory } = require('../../reconcile/payload') as typeof import('../../reconcile/payload');
+  const { prune } = require('../../reconcile') as typeof import('../../reconcile');
   const previous = options.previous ? decodeInventory(options.previous as string, 'previous inventory') : [];
   const current = options.current ? decodeInventory(options.current as string, 'current inventory') : [];
   const gone = await prune(previous, current);

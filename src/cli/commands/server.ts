@@ -2,11 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultDataDir } from '../../engine/data-dir';
-import { Engine } from '../../engine/engine';
-import { DEFAULT_ADDRESSES, listen, parseHostPort } from '../../engine/http/server';
-import { createLogger } from '../../engine/logger';
-import { newRootToken, ROOT_TOKEN_FILE } from '../../engine/root-token';
-import { StorageConfig } from '../../engine/storage';
+import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
+import type { StorageConfig } from '../../engine/storage';
 import { CommandSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
 
@@ -29,6 +26,12 @@ export const serverCommand: CommandSpec = {
 };
 
 export async function runServer(options: ParsedOptions): Promise<number> {
+  // Loaded here, not at the top, so that `hangar --help` and the custom resources' commands
+  // do not pay for the server's modules (the bundle evaluates a module on its first require).
+  const { Engine } = require('../../engine/engine') as typeof import('../../engine/engine');
+  const { listen } = require('../../engine/http/server') as typeof import('../../engine/http/server');
+  const { createLogger } = require('../../engine/logger') as typeof import('../../engine/logger');
+  const { newRootToken, ROOT_TOKEN_FILE } = require('../../engine/root-token') as typeof import('../../engine/root-token');
   const dev = options.dev === true;
   if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
   const addresses = {
@@ -54,7 +57,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const devRootToken = dev ? ((options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   const logger = createLogger({ level: options['log-level'] as string | undefined });
 
-  const engine = await Engine.open({ storage, dataDir, logger, devRootToken });
+  const engine = await Engine.open({ storage, dataDir, logger, devRootToken, createRootToken: true });
   let urls;
   try {
     urls = await listen(engine, addresses);
@@ -64,10 +67,12 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   }
   logger.info({ urls, storage: kind, dataDir, dev }, 'hangar is ready');
   const note = (line: string) => process.stderr.write(`${line}\n`);
-  note(`Hangar ${dev ? '(dev mode) ' : ''}is ready: registry ${urls.registry}, secrets ${urls.secrets}, catalog ${urls.catalog}`);
-  note(`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`);
-  if (dev) note(`Root token: ${devRootToken}`);
-  else if (engine.createdRootToken) note(`A root token was created and written to ${join(dataDir, ROOT_TOKEN_FILE)} (mode 0600).`);
+  const banner = [`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`];
+  if (dev) banner.push(`Root token: ${devRootToken}`);
+  else if (engine.createdRootToken) banner.push(`A root token was created and written to ${join(dataDir, ROOT_TOKEN_FILE)} (mode 0600).`);
+  // The "ready" line comes last: whoever waits for it has the rest already.
+  banner.push(`Hangar ${dev ? '(dev mode) ' : ''}is ready: registry ${urls.registry}, secrets ${urls.secrets}, catalog ${urls.catalog}`);
+  process.stderr.write(`${banner.join('\n')}\n`);
 
   await new Promise<void>((done) => {
     let stopping = false;
@@ -78,7 +83,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       }
       stopping = true;
       logger.info({ signal }, 'shutting down: finishing requests in flight');
-      engine.close().then(done, (err) => {
+      engine.close().then(done, (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
         done();
       });

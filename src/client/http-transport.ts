@@ -1,0 +1,25 @@
+import { request } from 'undici';
+import type { ApiName } from '../engine/http/api';
+import { ApiRequest, ApiResponse, Endpoints, parseBody, tokenHeaders, Transport, withQuery } from './transport';
+
+/** HTTP to a running Hangar server (undici). */
+export class HttpTransport implements Transport {
+  constructor(private readonly endpoints: Endpoints) {}
+
+  async request(api: ApiName, method: string, path: string, options: ApiRequest = {}): Promise<ApiResponse> {
+    const base = this.endpoints[api];
+    if (!base) throw new Error(`no address configured for the ${api} API`);
+    const url = new URL(withQuery(path, options.query), base);
+    const headers: Record<string, string> = { accept: 'application/json', ...tokenHeaders(api, options.token) };
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const res = await request(url, { method: method as 'GET', headers, body });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, body: parseBody(text, String(res.headers['content-type'] ?? '')) };
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,21 @@
+import { defaultDataDir } from '../engine/data-dir';
+import type { Endpoints, Transport } from './transport';
+
+/**
+ * A transport to a running server (endpoints) or to the engine on a data directory, in this
+ * process. The engine and the HTTP client are loaded (required) only for the mode in use.
+ */
+export async function openTransport(
+  where: { readonly endpoints?: Endpoints; readonly dataDir?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Transport & { readonly target: string }> {
+  if (where.endpoints) {
+    const { HttpTransport } = require('./http-transport') as typeof import('./http-transport');
+    return Object.assign(new HttpTransport(where.endpoints), { target: Object.values(where.endpoints).join(', ') });
+  }
+  const dataDir = where.dataDir ?? defaultDataDir(env);
+  const { Engine } = require('../engine/engine') as typeof import('../engine/engine');
+  const { InProcessTransport } = require('./in-process-transport') as typeof import('./in-process-transport');
+  const engine = await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir });
+  return Object.assign(new InProcessTransport(engine), { target: dataDir });
+}

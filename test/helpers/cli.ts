@@ -1,0 +1,66 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+/** The bundled CLI (built by the jest global setup), run as users and custom resources run it. */
+export const CLI = join(__dirname, '..', '..', 'assets', 'hangar.cjs');
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `hangar ARGS` to completion. */
+export function hangar(args: readonly string[], env: NodeJS.ProcessEnv = {}): CliResult {
+  const res = spawnSync(process.execPath, [CLI, ...args], {
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
+}
+
+export interface RunningServer {
+  readonly process: ChildProcess;
+  readonly urls: { registry: string; secrets: string; catalog: string };
+  /** Everything the server wrote to stderr so far. */
+  stderr(): string;
+  /** Sends SIGTERM and resolves to the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `hangar server ARGS` on ephemeral ports and waits until it says it is ready. */
+export async function startServerProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+  const child = spawn(
+    process.execPath,
+    [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', ...args],
+    { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const urls = await new Promise<RunningServer['urls']>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server not ready after 20 s:\n${stderr}`)), 20_000);
+    child.stderr!.on('data', (chunk: string) => {
+      stderr += chunk;
+      const m = /registry (\S+), secrets (\S+), catalog (\S+)/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ registry: m[1], secrets: m[2], catalog: m[3] });
+      }
+    });
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${stderr}`));
+    });
+  });
+  return {
+    process: child,
+    urls,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
