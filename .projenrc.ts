@@ -69,7 +69,7 @@ const project = new cdktf.ConstructLibraryCdktf({
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },
   },
-  gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '*.tsbuildinfo', '/.cache/'],
+  gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '*.tsbuildinfo', '/.cache/', '*.tfstate', '*.tfstate.*', '.terraform/', '.terraform.lock.hcl'],
   npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/'] },
 });
 

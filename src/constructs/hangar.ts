@@ -62,6 +62,7 @@ export class Hangar extends Construct {
   private readonly connection: ConnectionSpec;
   private readonly cli: TerraformAsset;
   private readonly entries: ResourcePayload[] = [];
+  private readonly managed: Resource[] = [];
   private inventory?: Resource;
 
   constructor(scope: Construct, id: string, props: HangarProps = {}) {
@@ -114,8 +115,8 @@ export class Hangar extends Construct {
   /** @internal records a managed object; the inventory runs after all of them */
   public _register(kind: string, key: string, dependable: Resource): void {
     this.entries.push(this._payload(kind, key));
-    const inventory = this.inventory ?? this.createInventory();
-    inventory.dependsOn = [...(inventory.dependsOn ?? []), dependable.fqn];
+    this.managed.push(dependable);
+    this.inventory ??= this.createInventory();
   }
 
   private readonly nodeCommand: string;
@@ -125,7 +126,7 @@ export class Hangar extends Construct {
     // When the list changes Terraform replaces this resource; the destroy provisioner of the old
     // instance sees the old list (self.triggers) and the new one (this configuration) and deletes
     // what was removed from the stack, for which Terraform itself runs no provisioner.
-    this.inventory = new Resource(this, 'Inventory', {
+    const inventory = new Resource(this, 'Inventory', {
       triggers: { inventory: current },
       provisioners: [
         {
@@ -136,6 +137,11 @@ export class Hangar extends Construct {
         },
       ],
     });
-    return this.inventory;
+    // depends_on wants bare addresses; the list grows as resources register, so it is lazy.
+    inventory.addOverride(
+      'depends_on',
+      Lazy.listValue({ produce: () => this.managed.map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`) }),
+    );
+    return inventory;
   }
 }

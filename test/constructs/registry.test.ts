@@ -1,0 +1,118 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, TerraformStack, Testing } from 'cdktf';
+import { Box, Hangar } from '../../src';
+import { decodeInventory, decodePayload } from '../../src/reconcile/payload';
+import { tempDir } from '../helpers/storage';
+
+type Synth = { resource: { null_resource: Record<string, any> }; provider: Record<string, unknown> };
+
+function synth(build: (stack: TerraformStack) => void): Synth {
+  const app = Testing.app();
+  const stack = new TerraformStack(app, 'test');
+  build(stack);
+  return JSON.parse(Testing.synth(stack));
+}
+
+/** The null_resource of a construct path (logical ids: the path without "Resource" parts, joined by "_", plus a hash). */
+const byPath = (s: Synth, path: string) => {
+  const prefix = `${path.split('/').filter((p) => p !== 'Resource').join('_')}_`;
+  const found = Object.entries(s.resource.null_resource).filter(([id]) => id.startsWith(prefix) && !id.slice(prefix.length).includes('_'));
+  if (found.length !== 1) throw new Error(`expected one null_resource for ${path}, found ${found.map(([id]) => id).join(', ') || 'none'}`);
+  return found[0][1];
+};
+
+describe('Box construct', () => {
+  test('renders an identity and a config null_resource with provisioners running the bundled CLI', () => {
+    const s = synth((stack) => new Box(stack, 'Web', { owner: 'acme', name: 'web', shortDescription: 'Web server' }));
+    expect(Object.keys(s.provider)).toEqual(['null']);
+    const identity = byPath(s, 'Web/Resource/Identity');
+    const config = byPath(s, 'Web/Resource/Config');
+    expect(identity.triggers).toMatchObject({ kind: 'registry.box', key: 'acme/web' });
+    expect(decodePayload(identity.triggers.payload)).toEqual({ v: 1, kind: 'registry.box', key: 'acme/web', connection: {} });
+    expect(identity.provisioner[0]['local-exec']).toMatchObject({
+      when: 'destroy',
+      command: '$${HANGAR_NODE:-node} "$HANGAR_CLI" destroy',
+      environment: { HANGAR_PAYLOAD: '${self.triggers.payload}' },
+    });
+    expect(config.triggers.identity).toMatch(/^\$\{null_resource\..*Identity.*\.id\}$/);
+    expect(decodePayload(config.triggers.payload).desired).toEqual({ shortDescription: 'Web server', description: '', private: true });
+    expect(config.provisioner[0]['local-exec'].command).toBe('$${HANGAR_NODE:-node} "$HANGAR_CLI" apply');
+    expect(config.provisioner[0]['local-exec'].environment.HANGAR_CLI).toMatch(/^assets\/.*\/hangar-cli\/hangar\.cjs$/);
+  });
+
+  test('the inventory lists every managed object and runs after them', () => {
+    const s = synth((stack) => {
+      new Box(stack, 'A', { owner: 'acme', name: 'a' });
+      new Box(stack, 'B', { owner: 'acme', name: 'b' });
+    });
+    const inventory = byPath(s, 'Hangar/Inventory');
+    expect(decodeInventory(inventory.triggers.inventory).map((p) => p.key)).toEqual(['acme/a', 'acme/b']);
+    expect(inventory.depends_on).toHaveLength(2);
+    const exec = inventory.provisioner[0]['local-exec'];
+    expect(exec).toMatchObject({ when: 'destroy', environment: { HANGAR_PREVIOUS: '${self.triggers.inventory}' } });
+    expect(exec.environment.HANGAR_CURRENT).toBe(inventory.triggers.inventory);
+  });
+
+  test('a description with ${...} is not read as a Terraform interpolation', () => {
+    const s = synth((stack) => new Box(stack, 'Web', { owner: 'acme', name: 'web', description: 'costs ${var.money} and %{ if x }' }));
+    const raw = JSON.stringify(s);
+    expect(raw).not.toContain('var.money');
+    expect(decodePayload(byPath(s, 'Web/Resource/Config').triggers.payload).desired).toMatchObject({ description: 'costs ${var.money} and %{ if x }' });
+  });
+
+  test('HTTP mode: endpoints and the token variable name in the payload, never the token', () => {
+    process.env.HANGAR_TOKEN = 'super-secret-token-value';
+    try {
+      const s = synth((stack) => {
+        const hangar = new Hangar(stack, 'Hangar', { registryUrl: 'http://127.0.0.1:8080', tokenEnvVar: 'CI_HANGAR_TOKEN' });
+        new Box(stack, 'Web', { owner: 'acme', name: 'web', hangar });
+      });
+      expect(JSON.stringify(s)).not.toContain('super-secret-token-value');
+      expect(decodePayload(byPath(s, 'Web/Resource/Config').triggers.payload).connection).toEqual({
+        endpoints: { registry: 'http://127.0.0.1:8080' },
+        tokenEnv: 'CI_HANGAR_TOKEN',
+      });
+    } finally {
+      delete process.env.HANGAR_TOKEN;
+    }
+  });
+
+  test('embedded mode with a data directory resolves it to an absolute path', () => {
+    const s = synth((stack) => {
+      new Hangar(stack, 'Hangar', { dataDir: 'relative/data' });
+      new Box(stack, 'Web', { owner: 'acme', name: 'web' });
+    });
+    expect(decodePayload(byPath(s, 'Web/Resource/Identity').triggers.payload).connection.dataDir).toBe(join(process.cwd(), 'relative/data'));
+  });
+
+  test('one null provider per stack, even with several Hangar connections', () => {
+    const s = synth((stack) => {
+      new Hangar(stack, 'Hangar', {});
+      new Hangar(stack, 'Other', { registryUrl: 'http://127.0.0.1:9999' });
+      new Box(stack, 'Web', { owner: 'acme', name: 'web' });
+    });
+    expect((s.provider.null as unknown[]).length).toBe(1);
+  });
+
+  test('invalid properties fail at construction with the bad value and the fix', () => {
+    const stack = () => new TerraformStack(Testing.app(), 'x');
+    expect(() => new Box(stack(), 'B', { owner: 'acme', name: '../etc' })).toThrow(/Box name "..\/etc" is invalid: use up to 100 letters/);
+    expect(() => new Box(stack(), 'B', { owner: 'a b', name: 'x' })).toThrow(/Box owner "a b" is invalid/);
+    expect(() => new Box(stack(), 'B', { owner: 'acme', name: 'x', shortDescription: 'y'.repeat(1001) })).toThrow(/1001 characters long; the limit is 1000/);
+    expect(() => new Hangar(stack(), 'H', { registryUrl: 'localhost:8080' })).toThrow(/registryUrl "localhost:8080" is not an http\(s\) URL/);
+    expect(() => new Hangar(stack(), 'H', { tokenEnvVar: 'not a name' })).toThrow(/tokenEnvVar "not a name" is not an environment variable name/);
+  });
+
+  test('the bundled CLI is copied into cdktf.out', () => {
+    const app = new App({ outdir: tempDir() });
+    const stack = new TerraformStack(app, 'assets');
+    new Box(stack, 'Web', { owner: 'acme', name: 'web' });
+    app.synth();
+    const stackDir = join(app.outdir, 'stacks', 'assets');
+    const json = JSON.parse(readFileSync(join(stackDir, 'cdk.tf.json'), 'utf8'));
+    const cli = byPath(json, 'Web/Resource/Config').provisioner[0]['local-exec'].environment.HANGAR_CLI;
+    expect(existsSync(join(stackDir, cli))).toBe(true);
+    expect(readFileSync(join(stackDir, cli), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});

@@ -1,0 +1,108 @@
+import { TerraformStack } from 'cdktf';
+import { Box, Hangar } from '../../src';
+import { openTransport } from '../../src/client/open';
+import { RegistryBox, RegistryClient } from '../../src/client/registry';
+import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
+import { tempDir } from '../helpers/storage';
+import { terraformEnv, TerraformWorkspace } from '../helpers/terraform';
+
+const tf = terraformEnv();
+const describeWithTerraform = tf ? describe : describe.skip;
+if (!tf) process.stderr.write('terraform/tofu and the null provider are not available: Box construct e2e tests skipped\n');
+
+/** The stack of the example: two boxes; the test varies one description and whether db exists. */
+function declare(stack: TerraformStack, hangarProps: ConstructorParameters<typeof Hangar>[2], opts: { web: string; db: boolean }) {
+  new Hangar(stack, 'Hangar', hangarProps);
+  new Box(stack, 'Web', { owner: 'acme', name: 'web', shortDescription: opts.web, description: 'Costs `${nothing}`', private: false });
+  if (opts.db) new Box(stack, 'Db', { owner: 'acme', name: 'db', shortDescription: 'PostgreSQL' });
+}
+
+/** Runs the custom-resource life cycle and checks the registry after each step. */
+async function lifeCycle(ws: TerraformWorkspace, props: ConstructorParameters<typeof Hangar>[2], read: (tag: string) => Promise<RegistryBox | undefined>) {
+  ws.synth((s) => declare(s, props, { web: 'one', db: true }));
+  ws.deploy();
+  const first = await read('acme/web');
+  expect(first).toMatchObject({ short_description: 'one', private: false, description_markdown: 'Costs `${nothing}`' });
+  expect(await read('acme/db')).toMatchObject({ short_description: 'PostgreSQL', private: true });
+
+  // A retried apply converges without changes.
+  expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
+
+  // Update in place: the same box (same creation time), a new description; the identity is kept.
+  ws.synth((s) => declare(s, props, { web: 'two', db: true }));
+  const plan = ws.run('plan', '-input=false');
+  expect(plan).toMatch(/Web_Config_\w+ must be replaced/);
+  expect(plan).not.toMatch(/Web_Identity_\w+ must be replaced/);
+  ws.deploy();
+  const second = await read('acme/web');
+  expect(second).toMatchObject({ short_description: 'two', created_at: first!.created_at });
+
+  // Removal from the stack deletes the box; the other one stays.
+  ws.synth((s) => declare(s, props, { web: 'two', db: false }));
+  ws.deploy();
+  expect(await read('acme/db')).toBeUndefined();
+  expect(await read('acme/web')).toMatchObject({ short_description: 'two' });
+
+  // Destroy deletes everything.
+  ws.destroy();
+  expect(await read('acme/web')).toBeUndefined();
+}
+
+describeWithTerraform('Box construct deployed by Terraform', () => {
+  jest.setTimeout(300_000);
+
+  test('embedded mode: the custom resources run the engine on a data directory, which hangar server then serves', async () => {
+    const data = tempDir();
+    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
+    expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
+    const read = async (tag: string) => {
+      const transport = await openTransport({ dataDir: data });
+      try {
+        return await new RegistryClient(transport).getBox(...(tag.split('/') as [string, string]));
+      } finally {
+        await transport.close();
+      }
+    };
+    const ws = new TerraformWorkspace(tf!);
+    await lifeCycle(ws, { dataDir: data }, read);
+
+    // Deploy again with no server running, then serve the data directory.
+    ws.synth((s) => declare(s, { dataDir: data }, { web: 'served', db: true }));
+    ws.deploy();
+    let server: RunningServer | undefined;
+    try {
+      server = await startServerProcess(['--data', data]);
+      const res = await fetch(`${server.urls.registry}/api/v1/box/acme/web`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ tag: 'acme/web', short_description: 'served' });
+      const privateBox = await fetch(`${server.urls.registry}/api/v1/box/acme/db`);
+      expect(privateBox.status).toBe(404);
+    } finally {
+      await server?.stop();
+    }
+  });
+
+  test('HTTP mode: the custom resources call a running server with the token from the environment, which never reaches the state', async () => {
+    const rootToken = `root-${Math.random().toString(36).slice(2)}-secret`;
+    const server = await startServerProcess(['--dev', '--dev-root-token', rootToken]);
+    try {
+      const admin = { HANGAR_TOKEN: rootToken };
+      expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--address', server.urls.registry], admin).code).toBe(0);
+      expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--address', server.urls.registry], admin).code).toBe(0);
+      const client = new RegistryClient(await openTransport({ endpoints: { registry: server.urls.registry } }), rootToken);
+      const read = (tag: string) => client.getBox(...(tag.split('/') as [string, string]));
+
+      const ws = new TerraformWorkspace(tf!, { DEPLOY_TOKEN: rootToken });
+      const props = { registryUrl: server.urls.registry, tokenEnvVar: 'DEPLOY_TOKEN' };
+      await lifeCycle(ws, props, read);
+
+      ws.synth((s) => declare(s, props, { web: 'again', db: true }));
+      ws.deploy();
+      const stored = ws.everythingStored();
+      expect(stored).toContain('acme/web');
+      expect(stored).not.toContain(rootToken);
+    } finally {
+      await server.stop();
+    }
+  });
+});
