@@ -73,6 +73,17 @@ const project = new cdktf.ConstructLibraryCdktf({
   npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/'] },
 });
 
+// The engine, CLI, clients and reconcilers are bundled into assets/hangar.cjs; their libraries are
+// devDependencies on purpose. The constructs (the published library code) may not use them.
+project.eslint?.addOverride({
+  files: ['src/engine/**', 'src/cli/**', 'src/client/**', 'src/reconcile/**'],
+  rules: {
+    'import/no-extraneous-dependencies': ['error', { devDependencies: true, optionalDependencies: false, peerDependencies: true }],
+    // The CLI requires heavy modules where a command needs them, so that others start fast.
+    '@typescript-eslint/no-require-imports': 'off',
+  },
+});
+
 // jest loads ESM-only packages through require(esm) only with VM modules on (Node >= 24.9).
 project.testTask.env('NODE_OPTIONS', '--experimental-vm-modules --disable-warning=ExperimentalWarning');
 
@@ -82,5 +93,10 @@ const bundle = project.addTask('bundle', {
   exec: 'node scripts/bundle.mjs',
 });
 project.postCompileTask.spawn(bundle);
+
+// The README's two commands work on a fresh clone: scripts/bootstrap installs what is missing
+// (dependencies, including a Node.js >= 24 from the npm registry) before projen's tasks run.
+project.package.setScript('test', 'bash scripts/bootstrap && projen test');
+project.package.setScript('server', 'bash scripts/bootstrap && node assets/hangar.cjs server');
 
 project.synth();

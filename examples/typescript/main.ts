@@ -1,38 +1,31 @@
 import { App, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
+// In your own app: import { Box, Hangar } from 'hangar-cdktf';
 import { Box, Hangar } from '../../src';
 
 /**
- * A stack that declares what Hangar supports so far. With HANGAR_REGISTRY_URL set it manages a
- * running server (token from HANGAR_TOKEN); otherwise the embedded engine on HANGAR_DATA.
+ * What Hangar supports so far: boxes in the registry. With HANGAR_REGISTRY_URL set the stack
+ * manages a running server (token from HANGAR_TOKEN at deploy time); otherwise the embedded engine
+ * on HANGAR_DATA. The owner must exist: `hangar registry create-org acme --owner alice`.
  */
-export class RegistryStack extends Construct {
-  constructor(scope: Construct, id: string) {
+export class ExampleStack extends TerraformStack {
+  constructor(scope: Construct, id: string, env: NodeJS.ProcessEnv = process.env) {
     super(scope, id);
-    if (process.env.HANGAR_REGISTRY_URL) {
-      new Hangar(this, 'Hangar', { registryUrl: process.env.HANGAR_REGISTRY_URL });
-    }
-    const owner = process.env.HANGAR_EXAMPLE_OWNER ?? 'acme';
+    new Hangar(this, 'Hangar', { registryUrl: env.HANGAR_REGISTRY_URL || undefined });
+    const owner = env.HANGAR_EXAMPLE_OWNER ?? 'acme';
     new Box(this, 'Web', {
       owner,
       name: 'web',
-      shortDescription: process.env.HANGAR_EXAMPLE_WEB_DESCRIPTION ?? 'Nginx on Debian 12',
-      description: '# web\n\nA box with nginx, built nightly. Costs `${nothing}` to run.',
+      shortDescription: 'Nginx on Debian 12',
+      description: '# web\n\nA box with nginx, built nightly.',
       private: false,
     });
-    if (process.env.HANGAR_EXAMPLE_WITHOUT_DB !== '1') {
-      new Box(this, 'Db', { owner, name: 'db', shortDescription: 'PostgreSQL 15' });
-    }
+    new Box(this, 'Db', { owner, name: 'db', shortDescription: 'PostgreSQL 15' });
   }
 }
 
-class ExampleStack extends TerraformStack {
-  constructor(scope: Construct, id: string) {
-    super(scope, id);
-    new RegistryStack(this, 'Registry');
-  }
+if (require.main === module) {
+  const app = new App();
+  new ExampleStack(app, 'hangar-example');
+  app.synth();
 }
-
-const app = new App();
-new ExampleStack(app, 'hangar-example');
-app.synth();

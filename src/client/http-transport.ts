@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import type { ApiName } from '../engine/http/api';
 import { ApiRequest, ApiResponse, Endpoints, parseBody, tokenHeaders, Transport, withQuery } from './transport';
+import type { ApiName } from '../engine/http/api';
 
 /** HTTP to a running Hangar server (undici). */
 export class HttpTransport implements Transport {

@@ -1,6 +1,6 @@
+import { ApiRequest, ApiResponse, parseBody, tokenHeaders, Transport, withQuery } from './transport';
 import { Engine, LOCAL_ADMIN_HEADER } from '../engine/engine';
 import type { ApiName } from '../engine/http/api';
-import { ApiRequest, ApiResponse, parseBody, tokenHeaders, Transport, withQuery } from './transport';
 
 /** Into the engine of this process through the same HTTP pipeline (Fastify inject), no socket. */
 export class InProcessTransport implements Transport {

@@ -1,5 +1,5 @@
-import { defaultDataDir } from '../engine/data-dir';
 import type { Endpoints, Transport } from './transport';
+import { defaultDataDir } from '../engine/data-dir';
 
 /**
  * A transport to a running server (endpoints) or to the engine on a data directory, in this

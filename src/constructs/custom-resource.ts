@@ -1,7 +1,7 @@
 import { Resource } from '@cdktf/provider-null/lib/resource';
 import { Construct } from 'constructs';
-import { encodePayload } from '../reconcile/payload-format';
 import { Hangar } from './hangar';
+import { encodePayload } from '../reconcile/payload-format';
 
 export interface CustomResourceProps {
   readonly hangar: Hangar;

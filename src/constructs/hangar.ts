@@ -60,6 +60,7 @@ export class Hangar extends Construct {
   /** True when the resources talk to a running server over HTTP. */
   public readonly usesServer: boolean;
   private readonly connection: ConnectionSpec;
+  private readonly nodeCommand: string;
   private readonly cli: TerraformAsset;
   private readonly entries: ResourcePayload[] = [];
   private readonly managed: Resource[] = [];
@@ -119,7 +120,6 @@ export class Hangar extends Construct {
     this.inventory ??= this.createInventory();
   }
 
-  private readonly nodeCommand: string;
 
   private createInventory(): Resource {
     const current = Lazy.stringValue({ produce: () => encodePayload(this.entries) });

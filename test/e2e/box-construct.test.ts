@@ -11,14 +11,16 @@ const describeWithTerraform = tf ? describe : describe.skip;
 if (!tf) process.stderr.write('terraform/tofu and the null provider are not available: Box construct e2e tests skipped\n');
 
 /** The stack of the example: two boxes; the test varies one description and whether db exists. */
-function declare(stack: TerraformStack, hangarProps: ConstructorParameters<typeof Hangar>[2], opts: { web: string; db: boolean }) {
+function declare(stack: TerraformStack, hangarProps: HangarProps, opts: { web: string; db: boolean }) {
   new Hangar(stack, 'Hangar', hangarProps);
   new Box(stack, 'Web', { owner: 'acme', name: 'web', shortDescription: opts.web, description: 'Costs `${nothing}`', private: false });
   if (opts.db) new Box(stack, 'Db', { owner: 'acme', name: 'db', shortDescription: 'PostgreSQL' });
 }
 
 /** Runs the custom-resource life cycle and checks the registry after each step. */
-async function lifeCycle(ws: TerraformWorkspace, props: ConstructorParameters<typeof Hangar>[2], read: (tag: string) => Promise<RegistryBox | undefined>) {
+type HangarProps = ConstructorParameters<typeof Hangar>[2];
+
+async function lifeCycle(ws: TerraformWorkspace, props: HangarProps, read: (tag: string) => Promise<RegistryBox | undefined>) {
   ws.synth((s) => declare(s, props, { web: 'one', db: true }));
   ws.deploy();
   const first = await read('acme/web');

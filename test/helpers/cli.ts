@@ -49,7 +49,7 @@ export async function startServerProcess(args: readonly string[], env: NodeJS.Pr
         resolve({ registry: m[1], secrets: m[2], catalog: m[3] });
       }
     });
-    exited.then((code) => {
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${stderr}`));
     });

@@ -1,19 +1,32 @@
 import { request } from 'undici';
+import { freshStorage } from './storage';
+import { Clock } from '../../src/engine/clock';
 import { Engine } from '../../src/engine/engine';
 import { ApiName } from '../../src/engine/http/api';
 import { listen } from '../../src/engine/http/server';
-import { Clock } from '../../src/engine/clock';
 import { Logger } from '../../src/engine/logger';
-import { freshStorage } from './storage';
 
 export const ROOT_TOKEN = 'test-root-token';
+
+export interface CallOptions {
+  readonly body?: unknown;
+  readonly raw?: string | Buffer;
+  readonly headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  readonly status: number;
+  readonly headers: Record<string, unknown>;
+  readonly body: any;
+  readonly text: string;
+}
 
 export interface TestServer {
   readonly engine: Engine;
   readonly urls: Record<ApiName, string>;
   readonly dataDir: string;
   /** A JSON request to one API; returns status, headers and the parsed body. */
-  call(api: ApiName, method: string, path: string, options?: { body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }): Promise<{ status: number; headers: Record<string, unknown>; body: any; text: string }>;
+  call(api: ApiName, method: string, path: string, options?: CallOptions): Promise<CallResult>;
   close(): Promise<void>;
 }
 

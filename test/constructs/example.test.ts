@@ -1,0 +1,22 @@
+import { Testing } from 'cdktf';
+import { ExampleStack } from '../../examples/typescript/main';
+import { decodeInventory } from '../../src/reconcile/payload';
+
+describe('examples/typescript', () => {
+  test.each([
+    ['embedded', {}, {}],
+    ['HTTP', { HANGAR_REGISTRY_URL: 'http://127.0.0.1:8080' }, { endpoints: { registry: 'http://127.0.0.1:8080' } }],
+  ])('synthesizes (%s mode) the boxes it declares, with a null provider and an inventory', (_mode, env, connection) => {
+    const stack = new ExampleStack(Testing.app(), 'example', { HANGAR_TOKEN: 'must-not-appear', ...env });
+    const json = Testing.synth(stack);
+    expect(json).not.toContain('must-not-appear');
+    const synth = JSON.parse(json);
+    expect(Object.keys(synth.provider)).toEqual(['null']);
+    const inventory = Object.entries<any>(synth.resource.null_resource).find(([id]) => id.startsWith('Hangar_Inventory_'))![1];
+    expect(decodeInventory(inventory.triggers.inventory)).toEqual([
+      { v: 1, kind: 'registry.box', key: 'acme/web', connection },
+      { v: 1, kind: 'registry.box', key: 'acme/db', connection },
+    ]);
+    expect(Object.keys(synth.resource.null_resource)).toHaveLength(5);
+  });
+});
