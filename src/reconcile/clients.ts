@@ -1,6 +1,6 @@
+import { ConnectionSpec } from './payload-format';
 import { openTransport } from '../client/open';
 import { RegistryClient } from '../client/registry';
-import { ConnectionSpec } from './payload-format';
 
 export interface Clients {
   readonly registry: RegistryClient;

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Engine } from '../engine';
 import { LOCAL_ADMIN_HEADER } from '../engine';
-import type { Db } from '../storage';
 import { isRootToken } from '../root-token';
+import type { Db } from '../storage';
 import { extractToken, TokenSources } from './tokens';
 
 /**

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { Db } from '../storage';
 import type { Engine } from '../engine';
+import type { Db } from '../storage';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

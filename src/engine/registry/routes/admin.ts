@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { hashPassword } from '../../crypto';
 import { notFound, invalid } from '../../http/errors';
-import { addMember, createOwner, findOwner, publicOwner } from '../owners';
 import { EMAIL, PHONE, USERNAME } from '../names';
+import { addMember, createOwner, findOwner, publicOwner } from '../owners';
 import { registryRoute } from './route';
 
 const CreateUser = z.object({

@@ -76,7 +76,7 @@ export class SqliteStorage implements Storage {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof Error && /UNIQUE constraint failed/.test(err.message)) throw new UniqueViolation(err);
+      if (/UNIQUE constraint failed/.test(errorMessage(err))) throw new UniqueViolation(err);
       throw err;
     }
   }
@@ -120,7 +120,16 @@ export class SqliteStorage implements Storage {
 }
 
 function isBusy(err: unknown): boolean {
-  return err instanceof Error && /database is locked|SQLITE_BUSY/i.test(err.message);
+  return /database is locked|SQLITE_BUSY/i.test(errorMessage(err));
+}
+
+/**
+ * The message of an error of node:sqlite. Not `err instanceof Error`: node:sqlite makes its errors
+ * in Node's own realm, so that check is false where the code runs in another (jest's vm contexts).
+ */
+function errorMessage(err: unknown): string {
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  return typeof message === 'string' ? message : '';
 }
 
 /** Used by tests and tools that need a raw look at a row. */

@@ -1,5 +1,5 @@
-import { STORAGE_KINDS } from '../../../helpers/storage';
 import { ROOT_TOKEN, startTestServer, TestServer, userWithToken } from '../../../helpers/server';
+import { STORAGE_KINDS } from '../../../helpers/storage';
 
 describe.each(STORAGE_KINDS)('registry boxes (%s)', (kind) => {
   let server: TestServer;
