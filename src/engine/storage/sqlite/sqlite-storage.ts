@@ -20,6 +20,16 @@ export class SqliteStorage implements Storage {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
+  /** The statements of a transaction; only used between BEGIN and COMMIT. */
+  private readonly connection: Db = {
+    all: async <T>(sql: string, params: readonly SqlValue[] = []) =>
+      this.call(() => this.statement(sql).all(...(params as SqlValue[])) as T[]),
+    get: async <T>(sql: string, params: readonly SqlValue[] = []) =>
+      this.call(() => this.statement(sql).get(...(params as SqlValue[])) as T | undefined),
+    run: async (sql: string, params: readonly SqlValue[] = []) =>
+      this.call(() => Number(this.statement(sql).run(...(params as SqlValue[])).changes)),
+  };
+
   constructor(readonly file: string, private readonly migrations: readonly Migration[]) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     this.db = new DatabaseSync(file);
@@ -63,14 +73,6 @@ export class SqliteStorage implements Storage {
     }
   }
 
-  private readonly connection: Db = {
-    all: async <T>(sql: string, params: readonly SqlValue[] = []) =>
-      this.call(() => this.statement(sql).all(...(params as SqlValue[])) as T[]),
-    get: async <T>(sql: string, params: readonly SqlValue[] = []) =>
-      this.call(() => this.statement(sql).get(...(params as SqlValue[])) as T | undefined),
-    run: async (sql: string, params: readonly SqlValue[] = []) =>
-      this.call(() => Number(this.statement(sql).run(...(params as SqlValue[])).changes)),
-  };
 
   private call<T>(fn: () => T): T {
     try {
