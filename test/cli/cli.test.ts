@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'undici';
 import { encodePayload } from '../../src/reconcile/payload-format';
 import { hangar, startServerProcess } from '../helpers/cli';
-import { tempDir } from '../helpers/storage';
+import { freshStorage, tempDir } from '../helpers/storage';
 
 async function json(url: string, init: { method?: string; body?: unknown; token?: string } = {}) {
   const res = await request(url, {
@@ -83,6 +83,29 @@ describe('hangar command', () => {
       expect(noServer.stderr).toMatch(/^hangar: error: .*(ECONNREFUSED|connect)/);
     } finally {
       await server.stop();
+    }
+  });
+
+  const withPostgres = process.env.HANGAR_TEST_POSTGRES_URL ? test : test.skip;
+  withPostgres('two servers on one PostgreSQL database serve the same data', async () => {
+    const storage = await freshStorage('postgres');
+    const url = storage.config.kind === 'postgres' ? storage.config.url : '';
+    const a = await startServerProcess(['--storage', 'postgres', '--postgres-url', url, '--data', tempDir()]);
+    const b = await startServerProcess([], { HANGAR_STORAGE: 'postgres', HANGAR_POSTGRES_URL: url, HANGAR_DATA: tempDir() });
+    try {
+      expect(a.stderr()).toMatch(/root token was created/);
+      expect(b.stderr()).not.toMatch(/root token was created/);
+      const root = /written to (\S+) /.exec(a.stderr())![1];
+      const token = readFileSync(root, 'utf8').trim();
+      expect(hangar(['registry', 'create-user', 'erin', '--password', 'password123', '--address', a.urls.registry, '--token', token]).code).toBe(0);
+      const login = await json(`${b.urls.registry}/api/v1/authenticate`, { method: 'POST', body: { user: { login: 'erin', password: 'password123' } } });
+      expect(login.status).toBe(200);
+      await json(`${a.urls.registry}/api/v1/boxes`, { method: 'POST', body: { box: { name: 'shared' } }, token: login.body.token });
+      expect((await json(`${b.urls.registry}/api/v1/box/erin/shared`, { token: login.body.token })).body.tag).toBe('erin/shared');
+    } finally {
+      expect(await a.stop()).toBe(0);
+      expect(await b.stop()).toBe(0);
+      await storage.cleanup();
     }
   });
 
