@@ -1,12 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { BackgroundJob, Scheduler } from './background';
 import { catalogApi } from './catalog/api';
+import { CATALOG_JOBS } from './catalog/jobs';
 import { Clock, systemClock } from './clock';
 import { ApiName, buildApi } from './http/api';
 import { Logger, silentLogger } from './logger';
 import { registryApi } from './registry/api';
+import { REGISTRY_JOBS } from './registry/jobs';
 import { ensureRootToken } from './root-token';
 import { secretsApi } from './secrets/api';
+import { SECRETS_JOBS } from './secrets/jobs';
 import { openStorage, Storage, StorageConfig } from './storage';
 
 export interface EngineOptions {
@@ -23,6 +27,9 @@ export interface EngineOptions {
    */
   readonly createRootToken?: boolean;
 }
+
+/** Background jobs of all services, run by `hangar server`. */
+const JOBS: readonly BackgroundJob[] = [...REGISTRY_JOBS, ...SECRETS_JOBS, ...CATALOG_JOBS];
 
 export const LOCAL_ADMIN_HEADER = 'x-hangar-local-admin';
 
@@ -52,6 +59,8 @@ export class Engine {
   /** The root token when this start created (or, in dev mode, set) it; undefined otherwise. */
   createdRootToken?: string;
   private readonly apps = new Map<ApiName, FastifyInstance>();
+  /** The server's periodic jobs; each service adds its own to JOBS below. */
+  readonly scheduler: Scheduler;
 
   private constructor(
     readonly storage: Storage,
@@ -60,6 +69,7 @@ export class Engine {
     this.logger = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
     this.dataDir = options.dataDir;
+    this.scheduler = new Scheduler(this, JOBS);
   }
 
   /** The Fastify app of one API, built on first use. */
@@ -73,9 +83,10 @@ export class Engine {
     return app;
   }
 
-  /** Stops accepting requests, lets in-flight ones finish, then closes the database. */
+  /** Stops accepting requests, lets in-flight ones and background rounds finish, then closes the database. */
   async close(): Promise<void> {
     await Promise.all([...this.apps.values()].map((app) => app.close()));
+    await this.scheduler.stop();
     await this.storage.close();
   }
 }

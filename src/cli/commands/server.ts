@@ -65,6 +65,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     await engine.close();
     throw err;
   }
+  engine.scheduler.start();
   logger.info({ urls, storage: kind, dataDir, dev }, 'hangar is ready');
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const banner = [`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`];

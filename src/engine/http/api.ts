@@ -36,6 +36,17 @@ export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<A
   });
   registerJsonParser(app);
 
+  // A response finished while the server drains on close() also closes its connection; kept
+  // alive, it would hold close() up until the client drops it or keepAliveTimeout (72 s) ends it.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+
   for (const r of api.routes) {
     app.route({
       method: r.method as never,
