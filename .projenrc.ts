@@ -42,6 +42,9 @@ const project = new cdktf.ConstructLibraryCdktf({
     'sanitize-html@^2',
     '@types/sanitize-html',
     'esbuild@^0.25',
+    // registry: dependencies of the box registry and its tests
+    // secrets: dependencies of the secrets service and its tests
+    // catalog: dependencies of the service catalog and its tests
   ],
   allowScripts: ['node', 'esbuild'],
   bin: { hangar: 'assets/hangar.cjs' },

@@ -1,9 +1,13 @@
 import { ConnectionSpec } from './payload-format';
 import { openTransport } from '../client/open';
+import { CatalogClient } from '../client/catalog';
 import { RegistryClient } from '../client/registry';
+import { SecretsClient } from '../client/secrets';
 
 export interface Clients {
   readonly registry: RegistryClient;
+  readonly secrets: SecretsClient;
+  readonly catalog: CatalogClient;
   /** Where the clients talk to, for messages. */
   readonly target: string;
   close(): Promise<void>;
@@ -20,8 +24,11 @@ export async function openClients(connection: ConnectionSpec, env: NodeJS.Proces
   const token = env[tokenEnv] || undefined;
   if (connection.endpoints && !token) throw new Error(`no token: set the environment variable ${tokenEnv} to a Hangar token`);
   const transport = await openTransport(connection, env);
+  const callerToken = connection.endpoints ? token : undefined;
   return {
-    registry: new RegistryClient(transport, connection.endpoints ? token : undefined),
+    registry: new RegistryClient(transport, callerToken),
+    secrets: new SecretsClient(transport, callerToken),
+    catalog: new CatalogClient(transport, callerToken),
     target: transport.target,
     close: () => transport.close(),
   };
