@@ -1,5 +1,6 @@
 import { ApiError } from '../client/errors';
 import { VERSION } from '../engine/version';
+import { diffCommand, runDiff } from './commands/diff';
 import { createOrgCommand, createUserCommand, runCreateOrg, runCreateUser } from './commands/registry';
 import { applyCommand, destroyCommand, pruneCommand, runApply, runDestroy, runPrune } from './commands/resources';
 import { runServer, serverCommand } from './commands/server';
@@ -18,6 +19,7 @@ const COMMANDS: readonly Command[] = [
   { spec: applyCommand, run: runApply },
   { spec: destroyCommand, run: runDestroy },
   { spec: pruneCommand, run: runPrune },
+  { spec: diffCommand, run: runDiff },
 ];
 
 function overview(): string {

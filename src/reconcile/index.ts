@@ -11,7 +11,8 @@ export function kindOf(name: string): ResourceKind<unknown> {
   return kind;
 }
 
-function desiredOf(payload: ResourcePayload): unknown {
+/** The payload's desired state, validated by its kind. */
+export function desiredOf(payload: ResourcePayload): unknown {
   const kind = kindOf(payload.kind);
   const result = kind.desired.safeParse(payload.desired ?? {});
   if (!result.success) throw new Error(`${payload.kind} ${payload.key}: ${result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);

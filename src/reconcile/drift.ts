@@ -1,0 +1,71 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { desiredOf, kindOf } from '.';
+import { openClients } from './clients';
+import { differences } from './kind';
+import { decodePayload } from './payload';
+import { ResourcePayload } from './payload-format';
+
+export interface FieldDrift {
+  readonly field: string;
+  readonly desired: unknown;
+  readonly live: unknown;
+}
+
+export interface DriftReport {
+  readonly payload: ResourcePayload;
+  readonly status: 'in sync' | 'drifted' | 'missing';
+  readonly fields: readonly FieldDrift[];
+}
+
+/**
+ * The desired state of every managed object in a synthesized stack directory (the one holding
+ * cdk.tf.json) or in a cdktf.out directory (all its stacks): the payloads of the config resources.
+ */
+export function desiredStateIn(dir: string): ResourcePayload[] {
+  const files = existsSync(join(dir, 'cdk.tf.json'))
+    ? [join(dir, 'cdk.tf.json')]
+    : existsSync(join(dir, 'stacks'))
+      ? readdirSync(join(dir, 'stacks')).map((s) => join(dir, 'stacks', s, 'cdk.tf.json')).filter((f) => existsSync(f))
+      : [];
+  if (files.length === 0) throw new Error(`no cdk.tf.json in ${dir} or its stacks/: pass a synthesized stack directory or cdktf.out`);
+  const payloads: ResourcePayload[] = [];
+  for (const file of files) {
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { resource?: { null_resource?: Record<string, { triggers?: Record<string, string> }> } };
+    for (const resource of Object.values(config.resource?.null_resource ?? {})) {
+      const triggers = resource.triggers ?? {};
+      // Config resources carry the identity and the full payload; identity resources only kind and key.
+      if (triggers.identity !== undefined && triggers.payload !== undefined) payloads.push(decodePayload(triggers.payload, `payload in ${file}`));
+    }
+  }
+  return payloads;
+}
+
+/** Compares each object's desired state with the live one, one connection at a time. */
+export async function detectDrift(payloads: readonly ResourcePayload[], env: NodeJS.ProcessEnv = process.env): Promise<DriftReport[]> {
+  const byConnection = new Map<string, ResourcePayload[]>();
+  for (const p of payloads) {
+    const id = JSON.stringify(p.connection);
+    byConnection.set(id, [...(byConnection.get(id) ?? []), p]);
+  }
+  const reports: DriftReport[] = [];
+  for (const group of byConnection.values()) {
+    const clients = await openClients(group[0].connection, env);
+    try {
+      for (const payload of group) {
+        const kind = kindOf(payload.kind);
+        const desired = desiredOf(payload) as Record<string, unknown>;
+        const live = (await kind.read(clients, payload.key)) as Record<string, unknown> | undefined;
+        if (!live) {
+          reports.push({ payload, status: 'missing', fields: [] });
+          continue;
+        }
+        const fields = differences(desired, live).map((field) => ({ field, desired: desired[field], live: live[field] }));
+        reports.push({ payload, status: fields.length ? 'drifted' : 'in sync', fields });
+      }
+    } finally {
+      await clients.close();
+    }
+  }
+  return reports;
+}
