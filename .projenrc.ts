@@ -44,6 +44,10 @@ const project = new cdktf.ConstructLibraryCdktf({
     'esbuild@^0.25',
     // registry: dependencies of the box registry and its tests
     // secrets: dependencies of the secrets service and its tests
+    'jose@^6',
+    'oidc-provider@^9',
+    'playwright-core@^1',
+    'node-vault@^0.12',
     // catalog: dependencies of the service catalog and its tests
   ],
   allowScripts: ['node', 'esbuild'],
