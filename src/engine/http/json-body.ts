@@ -20,7 +20,9 @@ export function registerJsonParser(app: FastifyInstance): void {
     try {
       done(null, JSON.parse(text));
     } catch (err) {
-      done(badRequest(`Request body is not valid JSON: ${(err as Error).message}`), undefined);
+      // V8's message may quote the body (a password, say): only the position goes back.
+      const position = /position (\d+)/.exec((err as Error).message)?.[1];
+      done(badRequest(`Request body is not valid JSON${position ? ` (error at position ${position})` : ''}`), undefined);
     }
   });
 }

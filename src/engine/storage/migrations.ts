@@ -1,7 +1,7 @@
+import { Migration } from './types';
 import { CATALOG_MIGRATIONS } from '../catalog/migrations';
 import { REGISTRY_MIGRATIONS } from '../registry/migrations';
 import { SECRETS_MIGRATIONS } from '../secrets/migrations';
-import { Migration } from './types';
 
 /**
  * Numbered schema changes, applied in version order and never edited once released: a change to

@@ -71,6 +71,7 @@ export class PostgresStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    if (this.pool.ended || this.pool.ending) return;
     await this.pool.end();
   }
 }

@@ -49,8 +49,9 @@ export class SqliteStorage implements Storage {
     if (this.closed) throw new Error('storage is closed');
     for (let attempt = 0; ; attempt++) {
       try {
+        // A read-only transaction refuses writes as PostgreSQL's BEGIN READ ONLY does (query_only).
         // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
-        this.db.exec(options.readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE');
+        this.db.exec(options.readOnly ? 'PRAGMA query_only = 1; BEGIN DEFERRED' : 'PRAGMA query_only = 0; BEGIN IMMEDIATE');
       } catch (err) {
         if (isBusy(err) && attempt < MAX_TX_ATTEMPTS) {
           await backoff(attempt);

@@ -1,0 +1,290 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createCounter, increment, newStorage, readCounter } from './fixtures/counter-worker';
+import { sha256Hex } from '../../../src/engine/crypto';
+import { Engine } from '../../../src/engine/engine';
+import { ROOT_TOKEN_FILE } from '../../../src/engine/root-token';
+import { openStorage, Storage, StorageConfig } from '../../../src/engine/storage';
+import { UniqueViolation } from '../../../src/engine/storage/errors';
+import { MIGRATIONS } from '../../../src/engine/storage/migrations';
+import { openRawSqlite, SQLITE_FILE, storedText } from '../../helpers/raw-db';
+import { ROOT_TOKEN, startTestServer } from '../../helpers/server';
+import { freshStorage, STORAGE_KINDS, tempDir } from '../../helpers/storage';
+
+const WRITERS = 4;
+const INCREMENTS = 50;
+
+describe.each(STORAGE_KINDS)('storage (%s)', (kind) => {
+  let fresh: Awaited<ReturnType<typeof freshStorage>>;
+  let opened: Storage[];
+
+  /** A storage on this test's database, closed after the test. */
+  const track = (storage: Storage) => {
+    opened.push(storage);
+    return storage;
+  };
+  const open = async () => track(await openStorage(fresh.config));
+
+  beforeEach(async () => {
+    fresh = await freshStorage(kind);
+    opened = [];
+  });
+  afterEach(async () => {
+    for (const storage of opened) await storage.close();
+    await fresh.cleanup();
+  });
+
+  describe('migrations', () => {
+    test('a fresh storage reaches the latest version, and migrating again applies nothing', async () => {
+      const storage = await open();
+      expect(await appliedVersions(storage)).toEqual(MIGRATIONS.map((m) => m.version));
+      const boxes = await storage.tx((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM registry_boxes'));
+      expect(Number(boxes!.n)).toBe(0);
+      expect(await storage.migrate()).toBe(0);
+      expect(await appliedVersions(storage)).toEqual(MIGRATIONS.map((m) => m.version));
+    });
+
+    test('storages opened at once on one database all succeed and apply each migration once', async () => {
+      // SQLite: separate processes, as parallel custom resources are. PostgreSQL: separate pools, as servers are.
+      const applied =
+        kind === 'sqlite'
+          ? (await runWorkers(fresh.config, 4, 0)).map((r) => r.migrated)
+          : await Promise.all([1, 2, 3, 4].map(() => track(newStorage(fresh.config)).migrate()));
+      expect(applied.reduce((a, b) => a + b, 0)).toBe(MIGRATIONS.length);
+      expect(applied.filter((n) => n > 0)).toHaveLength(1);
+      expect(await appliedVersions(await open())).toEqual(MIGRATIONS.map((m) => m.version));
+    });
+  });
+
+  describe('transactions', () => {
+    test('a transaction that throws after a write leaves nothing', async () => {
+      const storage = await open();
+      const failing = storage.tx(async (db) => {
+        await putSetting(db, 'half-done', 'x');
+        expect(await getSetting(db, 'half-done')).toBe('x');
+        throw new Error('boom');
+      });
+      await expect(failing).rejects.toThrow('boom');
+      expect(await storage.tx((db) => getSetting(db, 'half-done'))).toBeUndefined();
+    });
+
+    test('committed writes are visible to a second storage instance', async () => {
+      const first = await open();
+      const second = await open();
+      await first.tx((db) => putSetting(db, 'shared', 'from first'));
+      expect(await second.tx((db) => getSetting(db, 'shared'), { readOnly: true })).toBe('from first');
+    });
+
+    test('a duplicate primary key is a UniqueViolation and rolls the transaction back', async () => {
+      const storage = await open();
+      await storage.tx((db) => putSetting(db, 'dup', 'one'));
+      const duplicate = storage.tx(async (db) => {
+        await putSetting(db, 'before-dup', 'x');
+        await putSetting(db, 'dup', 'two');
+      });
+      await expect(duplicate).rejects.toBeInstanceOf(UniqueViolation);
+      expect(await storage.tx((db) => getSetting(db, 'dup'))).toBe('one');
+      expect(await storage.tx((db) => getSetting(db, 'before-dup'))).toBeUndefined();
+      // The storage is usable after the violation.
+      await storage.tx((db) => putSetting(db, 'after-dup', 'y'));
+      expect(await storage.tx((db) => getSetting(db, 'after-dup'))).toBe('y');
+    });
+
+    test('a read-only transaction refuses writes in both dialects, and the next write transaction works', async () => {
+      const storage = await open();
+      await expect(storage.tx((db) => putSetting(db, 'ro', 'x'), { readOnly: true })).rejects.toThrow(/read-only|readonly/i);
+      await storage.tx((db) => putSetting(db, 'rw', 'y'));
+      expect(await storage.tx((db) => getSetting(db, 'rw'), { readOnly: true })).toBe('y');
+      expect(await storage.tx((db) => getSetting(db, 'ro'))).toBeUndefined();
+    });
+
+    test('closing twice is harmless', async () => {
+      const storage = await open();
+      await storage.close();
+      await expect(storage.close()).resolves.toBeUndefined();
+    });
+
+    test('a read-only transaction reads committed data without waiting for a writer', async () => {
+      const writer = await open();
+      const reader = await open();
+      await writer.tx((db) => putSetting(db, 'k', 'committed'));
+
+      let release!: () => void;
+      let written!: () => void;
+      const holding = new Promise<void>((resolve) => (release = resolve));
+      const hasWritten = new Promise<void>((resolve) => (written = resolve));
+      const writing = writer.tx(async (db) => {
+        await db.run('UPDATE settings SET value = ? WHERE name = ?', ['uncommitted', 'k']);
+        written();
+        await holding;
+      });
+      await hasWritten;
+      expect(await reader.tx((db) => getSetting(db, 'k'), { readOnly: true })).toBe('committed');
+      release();
+      await writing;
+      expect(await reader.tx((db) => getSetting(db, 'k'), { readOnly: true })).toBe('uncommitted');
+    });
+  });
+
+  describe('concurrent writers', () => {
+    test(`${WRITERS} writers doing ${INCREMENTS} read-modify-write transactions each lose no update`, async () => {
+      const storage = await open();
+      await createCounter(storage);
+      if (kind === 'sqlite') {
+        // Separate processes on one file: the case WAL and the busy timeout are there for.
+        await runWorkers(fresh.config, WRITERS, INCREMENTS);
+      } else {
+        const writers = Array.from({ length: WRITERS }, () => track(newStorage(fresh.config)));
+        await Promise.all(
+          writers.map(async (writer) => {
+            for (let i = 0; i < INCREMENTS; i++) await increment(writer);
+          }),
+        );
+      }
+      expect(await readCounter(storage)).toBe(WRITERS * INCREMENTS);
+    });
+  });
+
+  describe('secrets at rest', () => {
+    test('the root token is stored only as its SHA-256', async () => {
+      const engine = await Engine.open({ storage: fresh.config, dataDir: fresh.dataDir, devRootToken: 'abc' });
+      try {
+        const stored = await storedText(engine.storage, fresh.dataDir);
+        expect(stored).toContain(sha256Hex('abc'));
+        expect(stored).not.toContain('abc');
+      } finally {
+        await engine.close();
+      }
+      if (kind === 'sqlite') expect(await storedText(await open(), fresh.dataDir)).not.toContain('abc');
+    });
+
+    test('a generated root token is written only to the root-token file, with mode 0600', async () => {
+      const engine = await Engine.open({ storage: fresh.config, dataDir: fresh.dataDir, createRootToken: true });
+      try {
+        const token = engine.createdRootToken!;
+        expect(token).toBeTruthy();
+        const file = join(fresh.dataDir, ROOT_TOKEN_FILE);
+        expect(readFileSync(file, 'utf8').trim()).toBe(token);
+        expect(permissions(file)).toBe('600');
+        const stored = await storedText(engine.storage, fresh.dataDir);
+        expect(stored).toContain(sha256Hex(token));
+        expect(stored).not.toContain(token);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    test('registry passwords are stored only as scrypt hashes', async () => {
+      const server = await startTestServer(kind);
+      try {
+        const created = await server.call('registry', 'POST', '/api/v1/admin/users', {
+          body: { user: { username: 'hunter', password: 'hunter2-secret', email: 'hunter@example.com' } },
+          headers: { authorization: `Bearer ${ROOT_TOKEN}` },
+        });
+        expect(created.status).toBe(200);
+        const row = await server.engine.storage.tx((db) =>
+          db.get<{ password_hash: string }>("SELECT password_hash FROM registry_owners WHERE username = 'hunter'"),
+        );
+        expect(row!.password_hash).toMatch(/^scrypt\$/);
+        const stored = await storedText(server.engine.storage, server.dataDir);
+        expect(stored).toContain(row!.password_hash);
+        expect(stored).not.toContain('hunter2-secret');
+      } finally {
+        await server.close();
+      }
+    });
+  });
+});
+
+describe('SQLite file', () => {
+  let base: string;
+  let dataDir: string;
+  let storage: Storage | undefined;
+
+  beforeEach(() => {
+    base = tempDir();
+    dataDir = join(base, 'nested', 'data');
+  });
+  afterEach(async () => {
+    await storage?.close();
+    storage = undefined;
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  test('is created in the data directory (made if missing, mode 0700) and uses WAL and a busy timeout', async () => {
+    storage = await openStorage({ kind: 'sqlite', dataDir });
+    expect(existsSync(join(dataDir, SQLITE_FILE))).toBe(true);
+    expect(permissions(dataDir)).toBe('700');
+    expect(await storage.tx((db) => db.get('PRAGMA journal_mode'))).toEqual({ journal_mode: 'wal' });
+    const busy = await storage.tx((db) => db.get<{ timeout: number }>('PRAGMA busy_timeout'));
+    expect(Number(busy!.timeout)).toBeGreaterThan(0);
+    // WAL is a property of the file: any other connection (another process) sees it too.
+    const raw = openRawSqlite(dataDir);
+    try {
+      expect(raw.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    } finally {
+      raw.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+type Db = Parameters<Parameters<Storage['tx']>[0]>[0];
+
+/** The permission bits of a file, in octal: '600'. */
+function permissions(path: string): string {
+  return statSync(path).mode.toString(8).slice(-3);
+}
+
+async function appliedVersions(storage: Storage): Promise<number[]> {
+  const rows = await storage.tx((db) => db.all<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version'));
+  return rows.map((r) => Number(r.version));
+}
+
+async function putSetting(db: Db, name: string, value: string): Promise<void> {
+  await db.run('INSERT INTO settings (name, value) VALUES (?, ?)', [name, value]);
+}
+
+async function getSetting(db: Db, name: string): Promise<string | undefined> {
+  return (await db.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [name]))?.value;
+}
+
+const WORKER = join(__dirname, 'fixtures', 'counter-worker.ts');
+
+/**
+ * Runs `count` worker processes on one database, released together once all have loaded, and
+ * resolves to what each printed. Rejects with the worker's stderr when one fails.
+ */
+async function runWorkers(config: StorageConfig, count: number, increments: number): Promise<{ migrated: number }[]> {
+  const workers = Array.from({ length: count }, () =>
+    spawn(process.execPath, ['--require', require.resolve('ts-node/register/transpile-only'), WORKER, JSON.stringify(config), String(increments)], {
+      cwd: join(__dirname, '..', '..', '..'),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }),
+  );
+  const results = workers.map(collect);
+  await Promise.all(results.map((r) => r.ready));
+  for (const worker of workers) worker.stdin!.write('go\n');
+  return Promise.all(results.map((r) => r.done));
+}
+
+function collect(worker: ChildProcess): { ready: Promise<void>; done: Promise<{ migrated: number }> } {
+  const lines: string[] = [];
+  let stderr = '';
+  worker.stderr!.on('data', (chunk) => (stderr += chunk));
+  const output = createInterface({ input: worker.stdout! });
+  output.on('line', (line) => lines.push(line));
+  const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+  const ready = new Promise<void>((resolve, reject) => {
+    output.on('line', (line) => line === 'ready' && resolve());
+    void exited.then(() => reject(new Error(`worker exited before it was ready:\n${stderr}`)));
+  });
+  const done = exited.then((code) => {
+    if (code !== 0) throw new Error(`worker exited with ${code}:\n${stderr}`);
+    return JSON.parse(lines[lines.length - 1]) as { migrated: number };
+  });
+  return { ready, done };
+}
