@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/storage';
+
+const ROOT = join(__dirname, '..', '..');
+const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
+const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
+  execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '', ...env }, timeout: 10 * 60_000 });
+
+function synthesized(outdir: string) {
+  return JSON.parse(readFileSync(join(outdir, 'stacks', 'hangar-example', 'cdk.tf.json'), 'utf8'));
+}
+
+/**
+ * The Python package: jsii-pacmak builds the wheel, a fresh virtual environment installs it with the
+ * cdktf Python packages from PyPI, and examples/python synthesizes the same stack as examples/typescript.
+ */
+describe('Python package', () => {
+  jest.setTimeout(15 * 60_000);
+
+  test('the wheel installs in a virtualenv and examples/python synthesizes what examples/typescript does', () => {
+    const dist = tempDir('hangar-dist-');
+    run(bin('jsii'), ['--silence-warnings=reserved-word']);
+    run(bin('jsii-pacmak'), ['--target', 'python', '--outdir', dist]);
+    const wheel = readdirSync(join(dist, 'python')).find((f) => f.endsWith('.whl'));
+    expect(wheel).toBeDefined();
+
+    const venv = tempDir('hangar-venv-');
+    run('python3', ['-m', 'venv', venv]);
+    run(join(venv, 'bin', 'pip'), ['install', '--quiet', join(dist, 'python', wheel!)]);
+
+    const env = { PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, HANGAR_REGISTRY_URL: '', HANGAR_EXAMPLE_OWNER: 'acme' };
+    const pyOut = tempDir('hangar-py-out-');
+    run(join(venv, 'bin', 'python'), [join(ROOT, 'examples', 'python', 'main.py')], { ...env, CDKTF_OUTDIR: pyOut });
+    const tsOut = tempDir('hangar-ts-out-');
+    run(bin('ts-node'), ['--transpile-only', join(ROOT, 'examples', 'typescript', 'main.ts')], { ...env, CDKTF_OUTDIR: tsOut });
+
+    const py = synthesized(pyOut);
+    const ts = synthesized(tsOut);
+    expect(Object.keys(py.resource.null_resource).sort()).toEqual(Object.keys(ts.resource.null_resource).sort());
+    expect(py.resource).toEqual(ts.resource);
+    expect(py.provider).toEqual(ts.provider);
+    expect(py.terraform.required_providers).toEqual(ts.terraform.required_providers);
+    const cli = py.resource.null_resource[Object.keys(py.resource.null_resource).find((k) => k.startsWith('Web_Config_'))!]
+      .provisioner[0]['local-exec'].environment.HANGAR_CLI;
+    expect(existsSync(join(pyOut, 'stacks', 'hangar-example', cli))).toBe(true);
+  });
+});
