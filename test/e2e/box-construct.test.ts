@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { TerraformStack } from 'cdktf';
 import { Box, Hangar } from '../../src';
 import { openTransport } from '../../src/client/open';
@@ -5,6 +7,7 @@ import { RegistryBox, RegistryClient } from '../../src/client/registry';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
 import { terraformEnv, TerraformWorkspace } from '../helpers/terraform';
+import { freePort } from '../setup/postgres';
 
 const tf = terraformEnv();
 const describeWithTerraform = tf ? describe : describe.skip;
@@ -81,6 +84,39 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
       expect(privateBox.status).toBe(404);
     } finally {
       await server?.stop();
+    }
+  });
+
+  test('a deploy that fails half-way (server down) converges on the next one, with nothing duplicated', async () => {
+    const data = tempDir();
+    const port = await freePort();
+    const args = ['--data', data, '--registry-addr', `127.0.0.1:${port}`];
+    let server = await startServerProcess(args);
+    const rootToken = readFileSync(join(data, 'root-token'), 'utf8').trim();
+    try {
+      const admin = { HANGAR_TOKEN: rootToken };
+      expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--address', server.urls.registry], admin).code).toBe(0);
+      expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--address', server.urls.registry], admin).code).toBe(0);
+      const ws = new TerraformWorkspace(tf!, admin);
+      const props = { registryUrl: server.urls.registry };
+      ws.synth((s) => declare(s, props, { web: 'one', db: false }));
+      ws.deploy();
+      const client = new RegistryClient(await openTransport({ endpoints: { registry: server.urls.registry } }), rootToken);
+      const before = await client.getBox('acme', 'web');
+
+      ws.synth((s) => declare(s, props, { web: 'two', db: true }));
+      await server.stop();
+      expect(() => ws.deploy()).toThrow(/cannot connect|ECONNREFUSED/);
+
+      server = await startServerProcess(args);
+      ws.deploy();
+      expect(await client.getBox('acme', 'web')).toMatchObject({ short_description: 'two', created_at: before!.created_at });
+      expect(await client.getBox('acme', 'db')).toMatchObject({ short_description: 'PostgreSQL' });
+      expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
+      ws.destroy();
+      expect(await client.getBox('acme', 'web')).toBeUndefined();
+    } finally {
+      await server.stop();
     }
   });
 
