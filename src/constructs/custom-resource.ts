@@ -38,7 +38,7 @@ export class CustomResource extends Construct {
           type: 'local-exec',
           when: 'destroy',
           command: hangar._command('destroy'),
-          environment: { HANGAR_CLI: hangar._cliPath, HANGAR_PAYLOAD: '${self.triggers.payload}' },
+          environment: hangar._environment({ HANGAR_PAYLOAD: '${self.triggers.payload}' }),
         },
       ],
     });
@@ -48,7 +48,7 @@ export class CustomResource extends Construct {
         {
           type: 'local-exec',
           command: hangar._command('apply'),
-          environment: { HANGAR_CLI: hangar._cliPath, HANGAR_PAYLOAD: '${self.triggers.payload}' },
+          environment: hangar._environment({ HANGAR_PAYLOAD: '${self.triggers.payload}' }),
         },
       ],
     });

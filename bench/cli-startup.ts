@@ -1,0 +1,85 @@
+/**
+ * Overhead of the custom resources: every one starts a Node process running the bundled CLI.
+ * Prints the CLI's cold start next to `node -e 0` measured in the same run, then the time to deploy
+ * a stack of N boxes against a running server next to N plain null_resources with a no-op
+ * provisioner (Terraform's own cost per resource).
+ *
+ *   npx ts-node --transpile-only bench/cli-startup.ts [--boxes 200] [--runs 20]
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { NullProvider } from '@cdktf/provider-null/lib/provider';
+import { Resource } from '@cdktf/provider-null/lib/resource';
+import { Box, Hangar } from '../src';
+import { encodePayload } from '../src/reconcile/payload-format';
+import { hangar, startServerProcess, CLI } from '../test/helpers/cli';
+import { tempDir } from '../test/helpers/storage';
+import { terraformEnv, TerraformWorkspace } from '../test/helpers/terraform';
+import { report, timeCommand } from './util';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { boxes: { type: 'string', default: '200' }, runs: { type: 'string', default: '20' } } });
+  const boxes = Number(values.boxes);
+  const runs = Number(values.runs);
+  const node = process.execPath;
+  console.log(`node ${process.version}, ${runs} runs each, bundle ${CLI}`);
+
+  const baseline = timeCommand(node, ['-e', '0'], runs);
+  report('node -e 0 (baseline)', baseline);
+  report('hangar --version', timeCommand(node, [CLI, '--version'], runs), baseline);
+  // What the custom resources run with: V8's compile cache, warm after the first run.
+  const cache = { NODE_COMPILE_CACHE: join(tempDir(), 'v8') };
+  timeCommand(node, [CLI, '--version'], 1, cache);
+  report('hangar --version, compile cache', timeCommand(node, [CLI, '--version'], runs, cache), baseline);
+
+  const data = tempDir();
+  hangar(['registry', 'create-user', 'bench', '--password', 'password123', '--data', data]);
+  const embedded = encodePayload({ v: 1, kind: 'registry.box', key: 'bench/one', connection: { dataDir: data }, desired: {} });
+  hangar(['apply'], { HANGAR_PAYLOAD: embedded });
+  report('hangar apply, embedded (unchanged box)', timeCommand(node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded }), baseline);
+  report('hangar apply, embedded, compile cache', timeCommand(node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded, ...cache }), baseline);
+
+  const server = await startServerProcess(['--dev', '--dev-root-token', 'bench-root']);
+  try {
+    hangar(['registry', 'create-user', 'acme', '--password', 'password123', '--address', server.urls.registry, '--token', 'bench-root']);
+    const http = encodePayload({ v: 1, kind: 'registry.box', key: 'acme/one', connection: { endpoints: { registry: server.urls.registry } }, desired: {} });
+    const env = { HANGAR_PAYLOAD: http, HANGAR_TOKEN: 'bench-root' };
+    hangar(['apply'], env);
+    report('hangar apply, HTTP (unchanged box)', timeCommand(node, [CLI, 'apply'], runs, env), baseline);
+    report('hangar apply, HTTP, compile cache', timeCommand(node, [CLI, 'apply'], runs, { ...env, ...cache }), baseline);
+
+    const tf = terraformEnv();
+    if (!tf) {
+      console.log('terraform/tofu not available: stack deploy skipped');
+      return;
+    }
+    const deploy = (build: Parameters<TerraformWorkspace['synth']>[0]) => {
+      const ws = new TerraformWorkspace(tf, { HANGAR_TOKEN: 'bench-root' });
+      ws.synth(build);
+      ws.run('init', '-input=false');
+      const start = Date.now();
+      ws.run('apply', '-auto-approve', '-input=false');
+      return Date.now() - start;
+    };
+    const plain = deploy((stack) => {
+      new NullProvider(stack, 'null');
+      for (let i = 0; i < boxes; i++) {
+        new Resource(stack, `R${i}`, { triggers: { i: String(i) }, provisioners: [{ type: 'local-exec', command: 'true' }] });
+      }
+    });
+    const withHangar = deploy((stack) => {
+      const h = new Hangar(stack, 'Hangar', { registryUrl: server.urls.registry });
+      for (let i = 0; i < boxes; i++) new Box(stack, `Box${i}`, { owner: 'acme', name: `box-${i}`, hangar: h });
+    });
+    console.log(`terraform apply, ${boxes} null_resources running \`true\` (baseline): ${(plain / 1000).toFixed(1)} s`);
+    console.log(`terraform apply, ${boxes} Box constructs over HTTP:             ${(withHangar / 1000).toFixed(1)} s ` +
+      `(${((withHangar - plain) / boxes).toFixed(0)} ms more per box)`);
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+
+/** Runs a command `runs` times; returns the wall times in milliseconds, sorted. */
+export function timeCommand(cmd: string, args: readonly string[], runs: number, env: NodeJS.ProcessEnv = {}): number[] {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    const res = spawnSync(cmd, args, { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: 'pipe' });
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (res.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${res.stderr}`);
+    times.push(ms);
+  }
+  return times.sort((a, b) => a - b);
+}
+
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** One line of a results table: name, figures, and the ratio to the baseline. */
+export function report(name: string, sorted: readonly number[], baseline?: readonly number[]): void {
+  const p50 = percentile(sorted, 50);
+  const ratio = baseline ? `  ${(p50 / percentile(baseline, 50)).toFixed(1)}x baseline` : '';
+  console.log(`${name.padEnd(44)} p50 ${p50.toFixed(1).padStart(7)} ms  p90 ${percentile(sorted, 90).toFixed(1).padStart(7)} ms${ratio}`);
+}
