@@ -5,9 +5,11 @@ import { decodeInventory } from '../../src/reconcile/payload';
 describe('examples/typescript', () => {
   test.each([
     ['embedded', {}, {}],
-    ['HTTP', { HANGAR_REGISTRY_URL: 'http://127.0.0.1:8080' }, { endpoints: { registry: 'http://127.0.0.1:8080' } }],
-  ])('synthesizes (%s mode) the boxes it declares, with a null provider and an inventory', (_mode, env, connection) => {
-    const stack = new ExampleStack(Testing.app(), 'example', { HANGAR_TOKEN: 'must-not-appear', ...env });
+    ['HTTP', { registryUrl: 'http://127.0.0.1:8080' }, { endpoints: { registry: 'http://127.0.0.1:8080' } }],
+  ])('synthesizes (%s mode) the boxes it declares, with a null provider and an inventory', (_mode, options, connection) => {
+    process.env.HANGAR_TOKEN = 'must-not-appear';
+    const stack = new ExampleStack(Testing.app(), 'example', options);
+    delete process.env.HANGAR_TOKEN;
     const json = Testing.synth(stack);
     expect(json).not.toContain('must-not-appear');
     const synth = JSON.parse(json);

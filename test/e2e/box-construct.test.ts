@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TerraformStack } from 'cdktf';
-import { Box, Hangar } from '../../src';
+import { ExampleOptions, ExampleStack } from '../../examples/typescript/main';
 import { openTransport } from '../../src/client/open';
 import { RegistryBox, RegistryClient } from '../../src/client/registry';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
@@ -13,28 +12,26 @@ const tf = terraformEnv();
 const describeWithTerraform = tf ? describe : describe.skip;
 if (!tf) process.stderr.write('terraform/tofu and the null provider are not available: Box construct e2e tests skipped\n');
 
-/** The stack of the example: two boxes; the test varies one description and whether db exists. */
-function declare(stack: TerraformStack, hangarProps: HangarProps, opts: { web: string; db: boolean }) {
-  new Hangar(stack, 'Hangar', hangarProps);
-  new Box(stack, 'Web', { owner: 'acme', name: 'web', shortDescription: opts.web, description: 'Costs `${nothing}`', private: false });
-  if (opts.db) new Box(stack, 'Db', { owner: 'acme', name: 'db', shortDescription: 'PostgreSQL' });
+/** Deploys examples/typescript with one description changed and the db box declared or not. */
+function declare(ws: TerraformWorkspace, connection: Connection, opts: { web: string; db: boolean }) {
+  ws.synthStack((app) => new ExampleStack(app, 'stack', { ...connection, webDescription: opts.web, withDb: opts.db }));
 }
 
 /** Runs the custom-resource life cycle and checks the registry after each step. */
-type HangarProps = ConstructorParameters<typeof Hangar>[2];
+type Connection = Pick<ExampleOptions, 'registryUrl' | 'dataDir' | 'tokenEnvVar'>;
 
-async function lifeCycle(ws: TerraformWorkspace, props: HangarProps, read: (tag: string) => Promise<RegistryBox | undefined>) {
-  ws.synth((s) => declare(s, props, { web: 'one', db: true }));
+async function lifeCycle(ws: TerraformWorkspace, props: Connection, read: (tag: string) => Promise<RegistryBox | undefined>) {
+  declare(ws, props, { web: 'one', db: true });
   ws.deploy();
   const first = await read('acme/web');
-  expect(first).toMatchObject({ short_description: 'one', private: false, description_markdown: 'Costs `${nothing}`' });
-  expect(await read('acme/db')).toMatchObject({ short_description: 'PostgreSQL', private: true });
+  expect(first).toMatchObject({ short_description: 'one', private: false, description_markdown: '# web\n\nA box with nginx, built nightly.' });
+  expect(await read('acme/db')).toMatchObject({ short_description: 'PostgreSQL 15', private: true });
 
   // A retried apply converges without changes.
   expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
 
   // Update in place: the same box (same creation time), a new description; the identity is kept.
-  ws.synth((s) => declare(s, props, { web: 'two', db: true }));
+  declare(ws, props, { web: 'two', db: true });
   const plan = ws.run('plan', '-input=false');
   expect(plan).toMatch(/Web_Config_\w+ must be replaced/);
   expect(plan).not.toMatch(/Web_Identity_\w+ must be replaced/);
@@ -43,7 +40,7 @@ async function lifeCycle(ws: TerraformWorkspace, props: HangarProps, read: (tag:
   expect(second).toMatchObject({ short_description: 'two', created_at: first!.created_at });
 
   // Removal from the stack deletes the box; the other one stays.
-  ws.synth((s) => declare(s, props, { web: 'two', db: false }));
+  declare(ws, props, { web: 'two', db: false });
   ws.deploy();
   expect(await read('acme/db')).toBeUndefined();
   expect(await read('acme/web')).toMatchObject({ short_description: 'two' });
@@ -72,7 +69,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
     await lifeCycle(ws, { dataDir: data }, read);
 
     // Deploy again with no server running, then serve the data directory.
-    ws.synth((s) => declare(s, { dataDir: data }, { web: 'served', db: true }));
+    declare(ws, { dataDir: data }, { web: 'served', db: true });
     ws.deploy();
     let server: RunningServer | undefined;
     try {
@@ -99,19 +96,19 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
       expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--address', server.urls.registry], admin).code).toBe(0);
       const ws = new TerraformWorkspace(tf!, admin);
       const props = { registryUrl: server.urls.registry };
-      ws.synth((s) => declare(s, props, { web: 'one', db: false }));
+      declare(ws, props, { web: 'one', db: false });
       ws.deploy();
       const client = new RegistryClient(await openTransport({ endpoints: { registry: server.urls.registry } }), rootToken);
       const before = await client.getBox('acme', 'web');
 
-      ws.synth((s) => declare(s, props, { web: 'two', db: true }));
+      declare(ws, props, { web: 'two', db: true });
       await server.stop();
       expect(() => ws.deploy()).toThrow(/cannot connect|ECONNREFUSED/);
 
       server = await startServerProcess(args);
       ws.deploy();
       expect(await client.getBox('acme', 'web')).toMatchObject({ short_description: 'two', created_at: before!.created_at });
-      expect(await client.getBox('acme', 'db')).toMatchObject({ short_description: 'PostgreSQL' });
+      expect(await client.getBox('acme', 'db')).toMatchObject({ short_description: 'PostgreSQL 15' });
       expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
       ws.destroy();
       expect(await client.getBox('acme', 'web')).toBeUndefined();
@@ -134,7 +131,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
       const props = { registryUrl: server.urls.registry, tokenEnvVar: 'DEPLOY_TOKEN' };
       await lifeCycle(ws, props, read);
 
-      ws.synth((s) => declare(s, props, { web: 'again', db: true }));
+      declare(ws, props, { web: 'again', db: true });
       ws.deploy();
       const stored = ws.everythingStored();
       expect(stored).toContain('acme/web');

@@ -41,13 +41,21 @@ export class TerraformWorkspace {
     private readonly extraEnv: Record<string, string> = {},
   ) {}
 
-  /** Synthesizes the stack built by `build` and copies it into the working directory. */
+  /** Synthesizes a stack that `build` fills in, and copies it into the working directory. */
   synth(build: (stack: TerraformStack) => void): Record<string, any> {
+    return this.synthStack((app) => {
+      const stack = new TerraformStack(app, 'stack');
+      build(stack);
+      return stack;
+    });
+  }
+
+  /** Synthesizes the stack `create` makes (its id must be "stack") into the working directory. */
+  synthStack(create: (app: App) => TerraformStack): Record<string, any> {
     const app = new App({ outdir: tempDir('hangar-synth-') });
-    const stack = new TerraformStack(app, 'stack');
+    const stack = create(app);
     // cdktf's default local backend writes the state next to the app (the cwd); keep it here.
     new LocalBackend(stack, { path: 'terraform.tfstate' });
-    build(stack);
     app.synth();
     const stackDir = join(app.outdir, 'stacks', 'stack');
     mkdirSync(this.dir, { recursive: true });
