@@ -26,6 +26,8 @@ export interface EngineOptions {
    * administrator on the data directory, need not).
    */
   readonly createRootToken?: boolean;
+  /** The catalog's ACL default policy for what no rule decides (`--catalog-default-policy`). */
+  readonly catalogDefaultPolicy?: 'allow' | 'deny';
 }
 
 /** Background jobs of all services, run by `hangar server`. */
@@ -51,6 +53,8 @@ export class Engine {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly dataDir?: string;
+  /** The catalog's ACL default policy: `allow` (the public service's default) or `deny`. */
+  readonly catalogDefaultPolicy: 'allow' | 'deny';
   /**
    * Proves a request was injected by this process (the in-process transport on a local data
    * directory acts as administrator). Random per process and never sent over a network.
@@ -58,6 +62,8 @@ export class Engine {
   readonly localAdminSecret = randomBytes(32).toString('hex');
   /** The root token when this start created (or, in dev mode, set) it; undefined otherwise. */
   createdRootToken?: string;
+  /** Dev mode (a dev root token was given): the secrets service mounts the spec's default paths. */
+  readonly devMode: boolean;
   private readonly apps = new Map<ApiName, FastifyInstance>();
   /** The server's periodic jobs; each service adds its own to JOBS below. */
   readonly scheduler: Scheduler;
@@ -69,6 +75,8 @@ export class Engine {
     this.logger = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
     this.dataDir = options.dataDir;
+    this.devMode = options.devRootToken !== undefined;
+    this.catalogDefaultPolicy = options.catalogDefaultPolicy ?? 'allow';
     this.scheduler = new Scheduler(this, JOBS);
   }
 

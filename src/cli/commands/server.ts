@@ -19,6 +19,7 @@ export const serverCommand: CommandSpec = {
     'registry-addr': { type: 'string', env: 'HANGAR_REGISTRY_ADDR', placeholder: 'HOST:PORT', help: `Registry listener (default ${DEFAULT_ADDRESSES.registry})` },
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
+    'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default allow)' },
     'dev': { type: 'boolean', env: 'HANGAR_DEV', help: 'Development mode: temporary data, a known root token, ready at once' },
     'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
     'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default), debug, trace' },
@@ -50,6 +51,11 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
   if (kind === 'postgres' && !options['postgres-url']) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
 
+  const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? 'allow';
+  if (catalogDefaultPolicy !== 'allow' && catalogDefaultPolicy !== 'deny') {
+    throw new UsageError(`--catalog-default-policy must be allow or deny, not "${catalogDefaultPolicy}"`);
+  }
+
   const temporary = dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
   const dataDir = temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
   const storage: StorageConfig =
@@ -57,7 +63,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const devRootToken = dev ? ((options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   const logger = createLogger({ level: options['log-level'] as string | undefined });
 
-  const engine = await Engine.open({ storage, dataDir, logger, devRootToken, createRootToken: true });
+  const engine = await Engine.open({ storage, dataDir, logger, devRootToken, createRootToken: true, catalogDefaultPolicy });
   let urls;
   try {
     urls = await listen(engine, addresses);

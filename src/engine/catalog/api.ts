@@ -1,13 +1,28 @@
 import { sha256Hex } from '../crypto';
+import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
-import { forbidden, HangarError, ValidationError } from '../http/errors';
-import { rootActor } from '../http/root-actor';
-import { route } from '../http/routes';
-import { CATALOG_TOKEN_SOURCES } from '../http/tokens';
+import { HangarError, ValidationError } from '../http/errors';
+import { extractToken, TokenSources } from '../http/tokens';
+import { isRootToken } from '../root-token';
+import { Authorizer } from './acl/authorizer';
+import { authorizerFor, findTokenBySecret } from './acl/store';
+import { aclNotFound, CatalogActor, CatalogPermission, LOCAL_DATACENTER } from './route';
+import { aclAuthMethodRoutes } from './routes/acl-auth-methods';
+import { aclBindingRuleRoutes } from './routes/acl-binding-rules';
+import { aclLegacyRoutes } from './routes/acl-legacy';
+import { aclLoginRoutes } from './routes/acl-login';
+import { aclPolicyRoutes } from './routes/acl-policies';
+import { aclRoleRoutes } from './routes/acl-roles';
+import { aclTokenRoutes } from './routes/acl-tokens';
+import { catalogNodeRoutes } from './routes/catalog-nodes';
+import { kvRoutes } from './routes/kv';
+import { namespaceRoutes } from './routes/namespaces';
+import { sessionRoutes } from './routes/sessions';
+import { statusRoutes } from './routes/status';
+import { runtimeOf } from './runtime';
 
-type CatalogActor = { kind: 'root'; token?: string };
-type CatalogPermission = 'public' | 'management';
-const catalogRoute = route<CatalogActor, CatalogPermission>();
+/** The public service reads `?token=` too (after its header). */
+const TOKEN_SOURCES: TokenSources = { headers: ['x-catalog-token', 'x-consul-token'], queryParameter: 'token' };
 
 /** A stable UUID-shaped id derived from a value (the root token's accessor). */
 function uuidOf(value: string): string {
@@ -15,45 +30,92 @@ function uuidOf(value: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The public service decodes any body as JSON whatever its Content-Type (curl -d sends a form type). */
+function decodeJsonBody(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(utf8.decode(body));
+  } catch (err) {
+    throw new HangarError(400, [`Request decode failed: ${(err as Error).message}`]);
+  }
+}
+
 /**
- * The catalog API (spec 002). The foundation serves the leader status and the management token's
- * self-read; ACLs, namespaces, sessions and KV plug in here.
+ * The catalog API (spec 002): ACLs (tokens, policies, roles, auth methods, binding rules, login),
+ * namespaces, catalog nodes and checks, sessions and the KV store with locks. Errors are plain text,
+ * as the public service sends them.
  */
 export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
   name: 'catalog',
   routes: [
-    catalogRoute({
-      method: 'GET',
-      path: '/v1/status/leader',
-      permission: 'public',
-      transaction: 'read',
-      handler: async () => '127.0.0.1:8300',
-    }),
-    catalogRoute({
-      method: 'GET',
-      path: '/v1/acl/token/self',
-      permission: 'management',
-      transaction: 'read',
-      handler: async (_input, ctx) => ({
-        AccessorID: uuidOf(`accessor:${ctx.actor?.token ?? 'local'}`),
-        SecretID: ctx.actor?.token ?? '',
-        Description: 'Initial Management Token',
-        Policies: [{ ID: '00000000-0000-0000-0000-000000000001', Name: 'global-management' }],
-        Local: false,
-        CreateIndex: 1,
-        ModifyIndex: 1,
-      }),
-    }),
+    ...statusRoutes,
+    ...aclTokenRoutes,
+    ...aclPolicyRoutes,
+    ...aclRoleRoutes,
+    ...aclAuthMethodRoutes,
+    ...aclBindingRuleRoutes,
+    ...aclLoginRoutes,
+    ...aclLegacyRoutes,
+    ...namespaceRoutes,
+    ...catalogNodeRoutes,
+    ...sessionRoutes,
+    ...kvRoutes,
   ],
-  authenticate: (req, db, engine) => rootActor(req, db, engine, CATALOG_TOKEN_SOURCES),
-  authorize(permission, actor) {
-    if (permission === 'management' && !actor) throw forbidden('ACL not found');
+
+  /**
+   * The caller: the local administrator, the root token (a management token), a stored token, or
+   * the anonymous token when none is sent. Undefined for a secret that matches no token: routes
+   * that need a token answer "ACL not found".
+   */
+  async authenticate(req, db, engine) {
+    if (req.headers[LOCAL_ADMIN_HEADER] === engine.localAdminSecret) {
+      return { accessorId: uuidOf('accessor:local'), secretId: '', ns: 'default', authz: Authorizer.management(), stored: false };
+    }
+    const secret = extractToken(req, TOKEN_SOURCES) ?? '';
+    if (secret && (await isRootToken(db, secret))) {
+      return { accessorId: uuidOf(`accessor:${secret}`), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
+    }
+    const row = await findTokenBySecret(db, secret || 'anonymous', engine.clock.now());
+    if (!row) return undefined;
+    const authz = await authorizerFor(db, row, engine.catalogDefaultPolicy);
+    return { accessorId: row.accessor_id, secretId: secret, ns: row.ns, authz, stored: true };
   },
+
+  authorize(permission, actor) {
+    if (permission !== 'public' && !actor) throw aclNotFound();
+  },
+
   renderError(error: HangarError) {
     return {
       status: error instanceof ValidationError ? 400 : error.status,
       contentType: 'text/plain; charset=utf-8',
       body: error.messages.join('\n'),
     };
+  },
+
+  setup(app, engine) {
+    const runtime = runtimeOf(engine);
+    // Bodies are read as bytes: KV values stay raw, everything else is JSON whatever its type.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    app.addHook('preHandler', async (req) => {
+      const query = req.query as Record<string, unknown>;
+      if (typeof query.dc === 'string' && query.dc !== '' && query.dc !== LOCAL_DATACENTER) {
+        throw new HangarError(500, ['No path to datacenter']);
+      }
+      if (query.stale !== undefined && query.consistent !== undefined) {
+        throw new HangarError(400, ['Cannot specify ?stale with ?consistent, conflicting semantics.']);
+      }
+      if (Buffer.isBuffer(req.body) && !req.routeOptions.url?.startsWith('/v1/kv/')) req.body = decodeJsonBody(req.body);
+    });
+    app.addHook('onResponse', async (req) => {
+      const touched = runtime.pending.get(req.id);
+      if (!touched) return;
+      runtime.pending.delete(req.id);
+      if (touched.size > 0) runtime.blocking.notify(touched);
+    });
+    app.addHook('preClose', async () => runtime.blocking.close());
   },
 };

@@ -20,6 +20,8 @@ export interface ApiDefinition<Actor, Permission> {
   authorize(permission: Permission, actor: Actor | undefined): void;
   /** The error envelope of this API. */
   renderError(error: HangarError): { status: number; contentType: string; body: string };
+  /** Hooks of this API's own (rate limits, maintenance mode), added before the routes. */
+  setup?(app: FastifyInstance, engine: Engine): void;
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,6 +37,12 @@ export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<A
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   });
   registerJsonParser(app);
+  // Other media types reach only streaming routes, as the raw request stream (no size limit).
+  app.addContentTypeParser('*', (req, payload, done) => {
+    if ((req.routeOptions.config as { stream?: boolean }).stream) return done(null, payload);
+    done(new HangarError(415, ['Unsupported Content-Type: send application/json']), undefined);
+  });
+  api.setup?.(app, engine);
 
   // A response finished while the server drains on close() also closes its connection; kept
   // alive, it would hold close() up until the client drops it or keepAliveTimeout (72 s) ends it.
@@ -51,6 +59,7 @@ export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<A
     app.route({
       method: r.method as never,
       url: r.path,
+      config: { stream: r.stream === true },
       handler: async (req, reply) => send(reply, await handle(engine, api, r, req)),
     });
   }
@@ -85,7 +94,7 @@ async function handle<Actor, Permission>(
   const context = async (db: Db): Promise<RequestContext<Actor>> => {
     const actor = await api.authenticate(req, db, engine);
     api.authorize(r.permission, actor);
-    return { engine, db, actor, requestId: req.id, baseUrl: `${req.protocol}://${req.host}`, now: engine.clock.now() };
+    return { engine, db, actor, requestId: req.id, baseUrl: `${req.protocol}://${req.host}`, now: engine.clock.now(), request: req };
   };
   if (r.transaction === 'none') {
     const ctx = await engine.storage.tx(context, { readOnly: true });

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { Engine } from '../engine';
 import type { Db } from '../storage';
@@ -16,6 +17,8 @@ export interface RequestContext<Actor> {
   readonly baseUrl: string;
   /** The engine clock's current time in epoch milliseconds. */
   readonly now: number;
+  /** The raw request, for the few handlers that read headers (Range) or the method (HEAD). */
+  readonly request: FastifyRequest;
 }
 
 /** A handler may return a body (sent as 200 JSON) or a Reply for another status or no body. */
@@ -42,6 +45,11 @@ export interface Route<Actor, Permission, P = unknown, Q = unknown, B = unknown>
    * `ctx.engine.storage`; their `ctx.db` is then a short read-only transaction used for authentication.
    */
   readonly transaction?: 'write' | 'read' | 'none';
+  /**
+   * The body is not parsed: the handler receives the request stream as `body`, whatever its
+   * Content-Type (except JSON) and without the JSON size limit (box image uploads).
+   */
+  readonly stream?: boolean;
   readonly handler: (input: { params: P; query: Q; body: B }, ctx: RequestContext<Actor>) => Promise<unknown>;
 }
 

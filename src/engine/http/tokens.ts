@@ -51,7 +51,7 @@ export const SECRET_HEADERS = [
 ];
 
 /** Query parameters whose values never reach a log line. */
-export const SECRET_QUERY_PARAMETERS = ['access_token', 'token'];
+export const SECRET_QUERY_PARAMETERS = ['access_token', 'token', 'code', 'id_token', 'state', 'client_nonce'];
 
 /** The URL with secret query parameters blanked, for logs. */
 export function redactUrl(url: string): string {

@@ -1,0 +1,346 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../../storage';
+import { getNamespace } from '../namespaces';
+import { badRequest, GLOBAL_MANAGEMENT_ID, LOCAL_DATACENTER } from '../route';
+import { Authorizer, Grants, PolicyRules } from './authorizer';
+import { ParsedRules, parseRules, SegmentRule } from './rules';
+
+export interface Link {
+  readonly ID?: string;
+  readonly Name?: string;
+}
+export interface ServiceIdentity {
+  readonly ServiceName: string;
+  readonly Datacenters?: string[] | null;
+}
+export interface NodeIdentity {
+  readonly NodeName: string;
+  readonly Datacenter: string;
+}
+
+export interface PolicyRow {
+  id: string;
+  ns: string;
+  name: string;
+  description: string;
+  rules: string;
+  datacenters: string;
+  create_index: number;
+  modify_index: number;
+}
+
+export interface RoleRow {
+  id: string;
+  ns: string;
+  name: string;
+  description: string;
+  policies: string;
+  service_identities: string;
+  node_identities: string;
+  create_index: number;
+  modify_index: number;
+}
+
+export interface TokenRow {
+  accessor_id: string;
+  secret_hash: string;
+  ns: string;
+  description: string;
+  policies: string;
+  roles: string;
+  service_identities: string;
+  node_identities: string;
+  local: number;
+  auth_method: string | null;
+  expiration_time: number | null;
+  create_time: number;
+  create_index: number;
+  modify_index: number;
+}
+
+export function sha256(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** A content hash for the `Hash` field clients use to notice changes. */
+export function contentHash(...parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64');
+}
+
+export const json = <T>(text: string | null | undefined, fallback: T): T => (text ? (JSON.parse(text) as T) : fallback);
+
+// ---------------------------------------------------------------------------------------------
+// Policies and roles, by ID or name; a link resolves in the object's namespace, then in default.
+
+export async function getPolicy(db: Db, id: string): Promise<PolicyRow | undefined> {
+  return db.get<PolicyRow>('SELECT * FROM catalog_acl_policies WHERE id = ?', [id]);
+}
+
+export async function getPolicyByName(db: Db, ns: string, name: string): Promise<PolicyRow | undefined> {
+  return db.get<PolicyRow>('SELECT * FROM catalog_acl_policies WHERE ns = ? AND name = ?', [ns, name]);
+}
+
+export async function getRole(db: Db, id: string): Promise<RoleRow | undefined> {
+  return db.get<RoleRow>('SELECT * FROM catalog_acl_roles WHERE id = ?', [id]);
+}
+
+export async function getRoleByName(db: Db, ns: string, name: string): Promise<RoleRow | undefined> {
+  return db.get<RoleRow>('SELECT * FROM catalog_acl_roles WHERE ns = ? AND name = ?', [ns, name]);
+}
+
+async function resolveLinks<R extends { id: string; ns: string }>(
+  links: readonly Link[] | null | undefined,
+  ns: string,
+  what: string,
+  byId: (id: string) => Promise<R | undefined>,
+  byName: (ns: string, name: string) => Promise<R | undefined>,
+): Promise<R[]> {
+  const out: R[] = [];
+  for (const link of links ?? []) {
+    let row: R | undefined;
+    if (link.ID) {
+      row = await byId(link.ID);
+      if (row && row.ns !== ns && row.ns !== 'default') row = undefined;
+      if (!row) throw badRequest(`No such ACL ${what} with ID ${JSON.stringify(link.ID)}`);
+    } else if (link.Name) {
+      row = (await byName(ns, link.Name)) ?? (ns !== 'default' ? await byName('default', link.Name) : undefined);
+      if (!row) throw badRequest(`No such ACL ${what} with name ${JSON.stringify(link.Name)}`);
+    } else {
+      throw badRequest(`${what[0].toUpperCase()}${what.slice(1)} link needs an ID or a Name`);
+    }
+    if (!out.some((r) => r.id === row.id)) out.push(row);
+  }
+  return out;
+}
+
+export function resolvePolicyLinks(db: Db, links: readonly Link[] | null | undefined, ns: string): Promise<PolicyRow[]> {
+  return resolveLinks(links, ns, 'policy', (id) => getPolicy(db, id), (n, name) => getPolicyByName(db, n, name));
+}
+
+export function resolveRoleLinks(db: Db, links: readonly Link[] | null | undefined, ns: string): Promise<RoleRow[]> {
+  return resolveLinks(links, ns, 'role', (id) => getRole(db, id), (n, name) => getRoleByName(db, n, name));
+}
+
+/** Stored IDs back to `{ID, Name}` links; a link whose target was deleted disappears. */
+export async function policyLinks(db: Db, ids: readonly string[]): Promise<Link[]> {
+  const out: Link[] = [];
+  for (const id of ids) {
+    const row = await getPolicy(db, id);
+    if (row) out.push({ ID: row.id, Name: row.name });
+  }
+  return out;
+}
+
+export async function roleLinks(db: Db, ids: readonly string[]): Promise<Link[]> {
+  const out: Link[] = [];
+  for (const id of ids) {
+    const row = await getRole(db, id);
+    if (row) out.push({ ID: row.id, Name: row.name });
+  }
+  return out;
+}
+
+export function validateIdentities(services: readonly ServiceIdentity[] | null | undefined, nodes: readonly NodeIdentity[] | null | undefined): void {
+  for (const s of services ?? []) {
+    if (!/^[a-z0-9]([a-z0-9\-_]*[a-z0-9])?$/.test(s.ServiceName)) {
+      throw badRequest(`Service identity ${JSON.stringify(s.ServiceName)} has an invalid name. Only lowercase alphanumeric characters, '-' and '_' are allowed`);
+    }
+  }
+  for (const n of nodes ?? []) {
+    if (!/^[a-z0-9]([a-z0-9\-_]*[a-z0-9])?$/.test(n.NodeName)) {
+      throw badRequest(`Node identity has an invalid name ${JSON.stringify(n.NodeName)}. Only lowercase alphanumeric characters, '-' and '_' are allowed`);
+    }
+    if (!n.Datacenter) throw badRequest(`Node identity ${JSON.stringify(n.NodeName)} is missing the datacenter field`);
+  }
+}
+
+/** Identities as stored: validated, without null or empty optional fields. */
+export function normalizeIdentities(
+  services: readonly ServiceIdentity[] | null | undefined,
+  nodes: readonly NodeIdentity[] | null | undefined,
+): { services: ServiceIdentity[]; nodes: NodeIdentity[] } {
+  validateIdentities(services, nodes);
+  return {
+    services: (services ?? []).map((s) => ({ ServiceName: s.ServiceName, ...(s.Datacenters?.length ? { Datacenters: s.Datacenters } : {}) })),
+    nodes: (nodes ?? []).map((n) => ({ NodeName: n.NodeName, Datacenter: n.Datacenter })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering (the public service's field names)
+
+export function renderPolicy(row: PolicyRow, stub = false): Record<string, unknown> {
+  const datacenters = json<string[]>(row.datacenters, []);
+  return {
+    ID: row.id,
+    Name: row.name,
+    Description: row.description,
+    ...(stub ? {} : { Rules: row.rules }),
+    ...(datacenters.length ? { Datacenters: datacenters } : {}),
+    Hash: contentHash(row.name, row.description, row.rules, datacenters),
+    Namespace: row.ns,
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+export async function renderRole(db: Db, row: RoleRow): Promise<Record<string, unknown>> {
+  const policies = await policyLinks(db, json<string[]>(row.policies, []));
+  const services = json<ServiceIdentity[]>(row.service_identities, []);
+  const nodes = json<NodeIdentity[]>(row.node_identities, []);
+  return {
+    ID: row.id,
+    Name: row.name,
+    Description: row.description,
+    ...(policies.length ? { Policies: policies } : {}),
+    ...(services.length ? { ServiceIdentities: services } : {}),
+    ...(nodes.length ? { NodeIdentities: nodes } : {}),
+    Hash: contentHash(row.name, row.description, row.policies, row.service_identities, row.node_identities),
+    Namespace: row.ns,
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+/**
+ * A token as the public service shows it. Only a hash of each secret is stored, so SecretID is
+ * answered where the caller just presented or received it, and `<hidden>` elsewhere.
+ */
+export async function renderToken(db: Db, row: TokenRow, secret?: string): Promise<Record<string, unknown>> {
+  const policies = await policyLinks(db, json<string[]>(row.policies, []));
+  const roles = await roleLinks(db, json<string[]>(row.roles, []));
+  const services = json<ServiceIdentity[]>(row.service_identities, []);
+  const nodes = json<NodeIdentity[]>(row.node_identities, []);
+  return {
+    AccessorID: row.accessor_id,
+    SecretID: secret ?? (row.accessor_id === '00000000-0000-0000-0000-000000000002' ? 'anonymous' : '<hidden>'),
+    Description: row.description,
+    ...(policies.length ? { Policies: policies } : {}),
+    ...(roles.length ? { Roles: roles } : {}),
+    ...(services.length ? { ServiceIdentities: services } : {}),
+    ...(nodes.length ? { NodeIdentities: nodes } : {}),
+    Local: row.local === 1,
+    ...(row.auth_method ? { AuthMethod: row.auth_method } : {}),
+    ...(row.expiration_time !== null ? { ExpirationTime: new Date(Number(row.expiration_time)).toISOString() } : {}),
+    CreateTime: new Date(Number(row.create_time)).toISOString(),
+    Hash: contentHash(row.description, row.policies, row.roles, row.service_identities, row.node_identities, row.local),
+    Namespace: row.ns,
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Authorizers
+
+const parsedCache = new Map<string, ParsedRules>();
+
+function parsedRules(row: PolicyRow): ParsedRules {
+  const key = `${row.id}:${row.modify_index}`;
+  let rules = parsedCache.get(key);
+  if (!rules) {
+    rules = parseRules(row.rules);
+    if (parsedCache.size > 10_000) parsedCache.clear();
+    parsedCache.set(key, rules);
+  }
+  return rules;
+}
+
+/** The policy a service identity stands for: write on the service (and its sidecar), read on the catalog. */
+function serviceIdentityRules(identity: ServiceIdentity): ParsedRules | undefined {
+  if (identity.Datacenters?.length && !identity.Datacenters.includes(LOCAL_DATACENTER)) return undefined;
+  const segments: SegmentRule[] = [
+    { resource: 'service', segment: identity.ServiceName, prefix: false, access: 'write' },
+    { resource: 'service', segment: `${identity.ServiceName}-sidecar-proxy`, prefix: false, access: 'write' },
+    { resource: 'service', segment: '', prefix: true, access: 'read' },
+    { resource: 'node', segment: '', prefix: true, access: 'read' },
+  ];
+  return { flat: {}, segments, namespaces: [] };
+}
+
+/** The policy a node identity stands for: write on the node, read on services. */
+function nodeIdentityRules(identity: NodeIdentity): ParsedRules | undefined {
+  if (identity.Datacenter !== LOCAL_DATACENTER) return undefined;
+  const segments: SegmentRule[] = [
+    { resource: 'node', segment: identity.NodeName, prefix: false, access: 'write' },
+    { resource: 'service', segment: '', prefix: true, access: 'read' },
+  ];
+  return { flat: {}, segments, namespaces: [] };
+}
+
+interface Linked {
+  readonly ns: string;
+  readonly policyIds: readonly string[];
+  readonly roleIds: readonly string[];
+  readonly services: readonly ServiceIdentity[];
+  readonly nodes: readonly NodeIdentity[];
+}
+
+/** The rules behind some links; `management` when the global-management policy is among them. */
+async function rulesOf(db: Db, linked: Linked): Promise<{ management: boolean; rules: PolicyRules[] }> {
+  const policyIds = new Set(linked.policyIds);
+  const services = [...linked.services];
+  const nodes = [...linked.nodes];
+  for (const roleId of linked.roleIds) {
+    const role = await getRole(db, roleId);
+    if (!role) continue;
+    for (const id of json<string[]>(role.policies, [])) policyIds.add(id);
+    services.push(...json<ServiceIdentity[]>(role.service_identities, []));
+    nodes.push(...json<NodeIdentity[]>(role.node_identities, []));
+  }
+  if (policyIds.has(GLOBAL_MANAGEMENT_ID)) return { management: true, rules: [] };
+  const rules: PolicyRules[] = [];
+  // A policy's rules apply in the namespace of the token that links it (a default-namespace policy
+  // linked from another namespace governs that namespace); namespace blocks only from default.
+  for (const id of policyIds) {
+    const row = await getPolicy(db, id);
+    if (row) rules.push({ ns: linked.ns, rules: parsedRules(row) });
+  }
+  for (const s of services) {
+    const r = serviceIdentityRules(s);
+    if (r) rules.push({ ns: linked.ns, rules: r });
+  }
+  for (const n of nodes) {
+    const r = nodeIdentityRules(n);
+    if (r) rules.push({ ns: linked.ns, rules: r });
+  }
+  return { management: false, rules };
+}
+
+/** A token's authorizer: its links, then its namespace's default policies and roles, then the default policy. */
+export async function authorizerFor(db: Db, token: TokenRow, defaultPolicy: 'allow' | 'deny'): Promise<Authorizer> {
+  const own = await rulesOf(db, {
+    ns: token.ns,
+    policyIds: json<string[]>(token.policies, []),
+    roleIds: json<string[]>(token.roles, []),
+    services: json<ServiceIdentity[]>(token.service_identities, []),
+    nodes: json<NodeIdentity[]>(token.node_identities, []),
+  });
+  if (own.management) return Authorizer.management();
+  const layers = [new Grants(own.rules)];
+  const namespace = await getNamespace(db, token.ns);
+  if (namespace) {
+    const defaults = await rulesOf(db, {
+      ns: token.ns,
+      policyIds: json<string[]>(namespace.policy_defaults, []),
+      roleIds: json<string[]>(namespace.role_defaults, []),
+      services: [],
+      nodes: [],
+    });
+    if (defaults.management) return Authorizer.management();
+    layers.push(new Grants(defaults.rules));
+  }
+  return new Authorizer(layers, defaultPolicy);
+}
+
+export async function findTokenBySecret(db: Db, secret: string, now: number): Promise<TokenRow | undefined> {
+  const row = await db.get<TokenRow>('SELECT * FROM catalog_acl_tokens WHERE secret_hash = ?', [sha256(secret)]);
+  if (row && row.expiration_time !== null && Number(row.expiration_time) <= now) return undefined;
+  return row;
+}
+
+export async function getToken(db: Db, accessorId: string, now: number): Promise<TokenRow | undefined> {
+  const row = await db.get<TokenRow>('SELECT * FROM catalog_acl_tokens WHERE accessor_id = ?', [accessorId]);
+  if (row && row.expiration_time !== null && Number(row.expiration_time) <= now) return undefined;
+  return row;
+}

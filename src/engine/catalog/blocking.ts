@@ -1,0 +1,220 @@
+import type { Engine } from '../engine';
+import { HangarError } from '../http/errors';
+import { Reply } from '../http/routes';
+import type { Db } from '../storage';
+import { allTableIndexes, Table, tablesIndex } from './index-state';
+
+/** What a blocking endpoint computes: its status and body at one moment. */
+export interface QueryResult {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+interface Snapshot extends QueryResult {
+  readonly index: number;
+  /** The result as compared between two moments (the index is not part of it). */
+  readonly json: string;
+}
+
+type Compute = (db: Db) => Promise<QueryResult>;
+
+interface Waiter {
+  readonly seen: string;
+  readonly done: (snapshot?: Snapshot) => void;
+}
+
+/**
+ * Waiters of one query (same endpoint, input and caller): they share one recomputation per change,
+ * so ten thousand clients watching one key cost one read per write, not ten thousand.
+ */
+class Group {
+  readonly waiters = new Set<Waiter>();
+  private running = false;
+  private again = false;
+
+  constructor(
+    readonly key: string,
+    readonly tables: readonly Table[],
+    private readonly compute: () => Promise<Snapshot>,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** Recomputes and wakes the waiters whose result changed; coalesces notifications meanwhile. */
+  refresh(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.compute()
+      .then((snapshot) => {
+        for (const waiter of [...this.waiters]) if (waiter.seen !== snapshot.json) waiter.done(snapshot);
+      }, this.onError)
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.refresh();
+        }
+      });
+  }
+}
+
+const POLL_MS = 250;
+
+/**
+ * Blocking queries of one engine: an in-process index of waiting requests by table. A write of
+ * this process notifies the tables it touched once its transaction committed; writes of other
+ * processes (several servers on one PostgreSQL, the CLI on the same SQLite file) are noticed by
+ * polling the small catalog_tables row set while anyone waits.
+ */
+export class BlockingQueries {
+  private readonly groups = new Map<string, Group>();
+  private readonly byTable = new Map<Table, Set<Group>>();
+  private epoch = 0;
+  private poller?: NodeJS.Timeout;
+  private lastSeen?: Map<Table, number>;
+  private closing = false;
+
+  constructor(private readonly engine: Engine) {}
+
+  /** Tables changed (committed): the waiters on them recompute. */
+  notify(tables: Iterable<Table>): void {
+    this.epoch++;
+    const seen = new Set<Group>();
+    for (const table of tables) for (const group of this.byTable.get(table) ?? []) seen.add(group);
+    for (const group of seen) group.refresh();
+  }
+
+  /** Number of requests waiting (for tests and benchmarks). */
+  get waiting(): number {
+    let n = 0;
+    for (const group of this.groups.values()) n += group.waiters.size;
+    return n;
+  }
+
+  /**
+   * Answers a blocking query: at once without `index`, when the index moved past it, or when the
+   * result differs from what it was when the wait began; otherwise when `waitMs` ran out.
+   */
+  async run(options: {
+    key: string;
+    tables: readonly Table[];
+    minIndex: number;
+    waitMs: number;
+    compute: Compute;
+    /** Calls back when the client went away; returns how to stop listening. */
+    onClientGone?: (callback: () => void) => () => void;
+    headers?: Record<string, string>;
+  }): Promise<Reply> {
+    const snapshotOf = () => this.snapshot(options.tables, options.compute);
+    const epoch = this.epoch;
+    const first = await snapshotOf();
+    if (options.minIndex === 0 || first.index > options.minIndex || this.closing) return reply(first, options.headers);
+
+    const group = this.join(options.key, options.tables, snapshotOf);
+    const result = await new Promise<Snapshot | undefined>((resolve) => {
+      // Consul adds up to wait/16 so that many clients do not all come back at the same moment.
+      const timer = setTimeout(() => waiter.done(), options.waitMs + Math.floor(Math.random() * (options.waitMs / 16)));
+      const stopListening = options.onClientGone?.(() => waiter.done(first));
+      let finished = false;
+      const waiter: Waiter = {
+        seen: first.json,
+        done: (snapshot) => {
+          if (finished) return;
+          finished = true;
+          clearTimeout(timer);
+          stopListening?.();
+          this.leave(group, waiter);
+          resolve(snapshot);
+        },
+      };
+      group.waiters.add(waiter);
+      // A write that committed while the first snapshot was taken would otherwise go unnoticed.
+      if (this.epoch !== epoch) group.refresh();
+    });
+    return reply(result ?? (await snapshotOf()), options.headers);
+  }
+
+  /** Wakes every waiter (the server is shutting down) and stops polling. */
+  close(): void {
+    this.closing = true;
+    for (const group of [...this.groups.values()]) for (const waiter of [...group.waiters]) waiter.done();
+    this.stopPolling();
+  }
+
+  private async snapshot(tables: readonly Table[], compute: Compute): Promise<Snapshot> {
+    return this.engine.storage.tx(
+      async (db) => {
+        // An error (the object is gone, access was lost) is a result too: it answers the waiter.
+        const result = await compute(db).catch((err: unknown) => {
+          if (err instanceof HangarError) return { status: err.status, body: err.messages.join('\n') };
+          throw err;
+        });
+        const index = await tablesIndex(db, tables);
+        return { ...result, index, json: JSON.stringify([result.status, result.body]) };
+      },
+      { readOnly: true },
+    );
+  }
+
+  private join(key: string, tables: readonly Table[], compute: () => Promise<Snapshot>): Group {
+    let group = this.groups.get(key);
+    if (!group) {
+      group = new Group(key, tables, compute, (err) => this.engine.logger.error({ err }, 'blocking query refresh failed'));
+      this.groups.set(key, group);
+      for (const table of tables) {
+        let set = this.byTable.get(table);
+        if (!set) this.byTable.set(table, (set = new Set()));
+        set.add(group);
+      }
+      this.startPolling();
+    }
+    return group;
+  }
+
+  private leave(group: Group, waiter: Waiter): void {
+    group.waiters.delete(waiter);
+    if (group.waiters.size > 0 || this.groups.get(group.key) !== group) return;
+    this.groups.delete(group.key);
+    for (const table of group.tables) this.byTable.get(table)?.delete(group);
+    if (this.groups.size === 0) this.stopPolling();
+  }
+
+  private startPolling(): void {
+    if (this.poller || this.closing) return;
+    this.poller = setInterval(() => void this.poll(), POLL_MS);
+    this.poller.unref();
+  }
+
+  private stopPolling(): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = undefined;
+    this.lastSeen = undefined;
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const now = await this.engine.storage.tx(allTableIndexes, { readOnly: true });
+      const before = this.lastSeen;
+      this.lastSeen = now;
+      // The first round has nothing to compare with: every group looks once, so that a write of
+      // another process between a waiter's first snapshot and this round is not missed.
+      const changed = [...now].filter(([table, idx]) => before?.get(table) !== idx).map(([table]) => table);
+      if (changed.length > 0) this.notify(changed);
+    } catch (err) {
+      if (!this.closing) this.engine.logger.warn({ err }, 'blocking query poll failed');
+    }
+  }
+}
+
+/** The index headers a blocking endpoint sends: the spec's name and the one Consul clients read. */
+export function indexHeaders(index: number): Record<string, string> {
+  const value = String(Math.max(1, index));
+  return { 'x-catalog-index': value, 'x-consul-index': value, 'x-consul-knownleader': 'true', 'x-consul-lastcontact': '0' };
+}
+
+function reply(snapshot: Snapshot, headers: Record<string, string> = {}): Reply {
+  const type: Record<string, string> = snapshot.status >= 400 ? { 'content-type': 'text/plain; charset=utf-8' } : {};
+  return new Reply(snapshot.status, snapshot.body, { ...headers, ...type, ...indexHeaders(snapshot.index) });
+}

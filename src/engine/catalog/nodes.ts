@@ -1,0 +1,189 @@
+import { hostname } from 'node:os';
+import type { Db } from '../storage';
+import type { Writes } from './index-state';
+import { LOCAL_DATACENTER } from './route';
+import { invalidateSessions, SERF_HEALTH, sessionsOfNode } from './sessions';
+
+export interface NodeRow {
+  name: string;
+  id: string;
+  address: string;
+  tagged_addresses: string;
+  meta: string;
+  create_index: number;
+  modify_index: number;
+}
+
+export interface ServiceRow {
+  node: string;
+  id: string;
+  name: string;
+  tags: string;
+  address: string;
+  port: number;
+  meta: string;
+  create_index: number;
+  modify_index: number;
+}
+
+export interface CheckRow {
+  node: string;
+  check_id: string;
+  name: string;
+  status: string;
+  notes: string;
+  output: string;
+  service_id: string;
+  service_name: string;
+  create_index: number;
+  modify_index: number;
+}
+
+export const CHECK_STATUSES = ['passing', 'warning', 'critical', 'maintenance'] as const;
+
+/** The node this server is to clients (sessions default to it), as an agent's own node is. */
+export const AGENT_NODE = hostname() || 'hangar';
+
+export function renderNode(row: NodeRow): Record<string, unknown> {
+  return {
+    ID: row.id,
+    Node: row.name,
+    Address: row.address,
+    Datacenter: LOCAL_DATACENTER,
+    TaggedAddresses: JSON.parse(row.tagged_addresses),
+    Meta: JSON.parse(row.meta),
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+export function renderService(row: ServiceRow): Record<string, unknown> {
+  return {
+    ID: row.id,
+    Service: row.name,
+    Tags: JSON.parse(row.tags),
+    Address: row.address,
+    Meta: JSON.parse(row.meta),
+    Port: Number(row.port),
+    Namespace: 'default',
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+export function renderCheck(row: CheckRow): Record<string, unknown> {
+  return {
+    Node: row.node,
+    CheckID: row.check_id,
+    Name: row.name,
+    Status: row.status,
+    Notes: row.notes,
+    Output: row.output,
+    ServiceID: row.service_id,
+    ServiceName: row.service_name,
+    Namespace: 'default',
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+export async function getNode(db: Db, nameOrId: string): Promise<NodeRow | undefined> {
+  return (
+    (await db.get<NodeRow>('SELECT * FROM catalog_nodes WHERE name = ?', [nameOrId])) ??
+    (nameOrId ? await db.get<NodeRow>('SELECT * FROM catalog_nodes WHERE id = ?', [nameOrId]) : undefined)
+  );
+}
+
+export interface NodeInput {
+  readonly name: string;
+  readonly id?: string;
+  readonly address: string;
+  readonly taggedAddresses?: Record<string, string>;
+  readonly meta?: Record<string, string>;
+  readonly skipNodeUpdate?: boolean;
+}
+
+/**
+ * Registers (or updates) a node. A new node gets a passing `serfHealth` check, the check an agent's
+ * node has, which sessions depend on by default.
+ */
+export async function upsertNode(writes: Writes, input: NodeInput): Promise<void> {
+  const db = writes.db;
+  const existing = await getNode(writes.db, input.name);
+  if (existing && input.skipNodeUpdate) return;
+  const tagged = JSON.stringify(input.taggedAddresses ?? {});
+  const meta = JSON.stringify(input.meta ?? {});
+  const same = (row: NodeRow) =>
+    row.address === input.address && row.id === (input.id ?? row.id) && row.tagged_addresses === tagged && row.meta === meta;
+  if (existing && same(existing)) return;
+  const index = await writes.next('nodes');
+  if (existing) {
+    await db.run('UPDATE catalog_nodes SET id = ?, address = ?, tagged_addresses = ?, meta = ?, modify_index = ? WHERE name = ?', [
+      input.id ?? existing.id, input.address, tagged, meta, index, input.name,
+    ]);
+    return;
+  }
+  await db.run('INSERT INTO catalog_nodes (name, id, address, tagged_addresses, meta, create_index, modify_index) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+    input.name, input.id ?? '', input.address, tagged, meta, index, index,
+  ]);
+  await db.run(
+    `INSERT INTO catalog_checks (node, check_id, name, status, output, create_index, modify_index)
+     VALUES (?, ?, 'Serf Health Status', 'passing', 'Agent alive and reachable', ?, ?)`,
+    [input.name, SERF_HEALTH, index, index],
+  );
+}
+
+export interface CheckInput {
+  readonly checkId: string;
+  readonly name: string;
+  readonly status: string;
+  readonly notes: string;
+  readonly output: string;
+  readonly serviceId: string;
+  readonly serviceName: string;
+}
+
+/** Registers or updates a check; a check that turns critical invalidates the sessions that use it. */
+export async function upsertCheck(writes: Writes, node: string, input: CheckInput, now: number): Promise<void> {
+  const db = writes.db;
+  const existing = await db.get<CheckRow>('SELECT * FROM catalog_checks WHERE node = ? AND check_id = ?', [node, input.checkId]);
+  const index = await writes.next('nodes');
+  if (existing) {
+    await db.run(
+      'UPDATE catalog_checks SET name = ?, status = ?, notes = ?, output = ?, service_id = ?, service_name = ?, modify_index = ? WHERE node = ? AND check_id = ?',
+      [input.name, input.status, input.notes, input.output, input.serviceId, input.serviceName, index, node, input.checkId],
+    );
+  } else {
+    await db.run(
+      `INSERT INTO catalog_checks (node, check_id, name, status, notes, output, service_id, service_name, create_index, modify_index)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [node, input.checkId, input.name, input.status, input.notes, input.output, input.serviceId, input.serviceName, index, index],
+    );
+  }
+  if (input.status === 'critical') await invalidateSessions(writes, await sessionsOfNode(db, node, [input.checkId]), now);
+}
+
+/** Removes a node (with its services, checks and sessions), one service, or one check. */
+export async function deregister(writes: Writes, node: string, what: { checkId?: string; serviceId?: string }, now: number): Promise<void> {
+  const db = writes.db;
+  await writes.next('nodes');
+  if (what.checkId !== undefined || what.serviceId !== undefined) {
+    const checks = what.checkId !== undefined
+      ? [what.checkId]
+      : (await db.all<{ check_id: string }>('SELECT check_id FROM catalog_checks WHERE node = ? AND service_id = ?', [node, what.serviceId!])).map((c) => c.check_id);
+    await invalidateSessions(writes, await sessionsOfNode(db, node, checks), now);
+    for (const id of checks) await db.run('DELETE FROM catalog_checks WHERE node = ? AND check_id = ?', [node, id]);
+    if (what.serviceId !== undefined) await db.run('DELETE FROM catalog_services WHERE node = ? AND id = ?', [node, what.serviceId]);
+    return;
+  }
+  await invalidateSessions(writes, await sessionsOfNode(db, node), now);
+  await db.run('DELETE FROM catalog_checks WHERE node = ?', [node]);
+  await db.run('DELETE FROM catalog_services WHERE node = ?', [node]);
+  await db.run('DELETE FROM catalog_nodes WHERE name = ?', [node]);
+}
+
+/** The server's own node, registered once (as an agent registers itself). */
+export async function ensureAgentNode(writes: Writes): Promise<void> {
+  if (await getNode(writes.db, AGENT_NODE)) return;
+  await upsertNode(writes, { name: AGENT_NODE, address: '127.0.0.1' });
+}

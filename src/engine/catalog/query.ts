@@ -1,0 +1,49 @@
+import type { Socket } from 'node:net';
+import type { QueryResult } from './blocking';
+import type { Table } from './index-state';
+import { actorOf, badRequest, CatalogContext, CommonQuery, parseDuration } from './route';
+import { Reply } from '../http/routes';
+import type { Db } from '../storage';
+import { runtimeOf } from './runtime';
+
+const DEFAULT_WAIT_MS = 5 * 60_000;
+const MAX_WAIT_MS = 10 * 60_000;
+
+/**
+ * A blocking endpoint's answer (`?index=`, `?wait=`): see BlockingQueries.run. Waiters of the same
+ * endpoint, input and token share their recomputations.
+ */
+export function blockingQuery(
+  ctx: CatalogContext,
+  query: CommonQuery,
+  tables: readonly Table[],
+  compute: (db: Db) => Promise<QueryResult>,
+): Promise<Reply> {
+  let waitMs = DEFAULT_WAIT_MS;
+  if (query.wait !== undefined) {
+    const ns = parseDuration(query.wait);
+    if (ns === undefined || ns < 0) throw badRequest('Invalid wait time');
+    waitMs = Math.min(MAX_WAIT_MS, Math.max(1, Math.round(ns / 1e6)));
+  }
+  const req = ctx.request;
+  const { index: _index, wait: _wait, ...rest } = req.query as Record<string, unknown>;
+  const key = JSON.stringify([req.method, req.routeOptions.url, req.params, rest, actorOf(ctx).accessorId]);
+  const socket = req.raw.socket as Socket | null | undefined;
+  return runtimeOf(ctx.engine).blocking.run({
+    key,
+    tables,
+    minIndex: query.index ?? 0,
+    waitMs,
+    compute,
+    headers: { 'x-consul-effective-consistency': query.stale !== undefined ? 'stale' : query.consistent !== undefined ? 'consistent' : 'leader' },
+    onClientGone: socket
+      ? (callback) => {
+        socket.once('close', callback);
+        return () => socket.removeListener('close', callback);
+      }
+      : undefined,
+  });
+}
+
+/** A 200 JSON result. */
+export const ok = (body: unknown): QueryResult => ({ status: 200, body });

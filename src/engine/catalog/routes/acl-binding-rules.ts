@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../storage';
+import { getAuthMethod, selectableNames } from '../acl/auth-methods';
+import { BindNameError, BindType, validateBindName } from '../acl/bind-name';
+import { Selector, SelectorError } from '../acl/selector';
+import { requestNamespace, requireLiveNamespace } from '../namespaces';
+import { blockingQuery, ok } from '../query';
+import { badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
+import { requestWrites } from '../runtime';
+
+export interface BindingRuleRow {
+  id: string;
+  ns: string;
+  description: string;
+  auth_method: string;
+  selector: string;
+  bind_type: string;
+  bind_name: string;
+  create_index: number;
+  modify_index: number;
+}
+
+const RuleBody = consulObject({
+  ID: z.string().optional(),
+  Description: z.string().optional(),
+  AuthMethod: z.string().optional(),
+  Selector: z.string().optional(),
+  BindType: z.string().optional(),
+  BindName: z.string().optional(),
+  BindVars: z.record(z.string(), z.unknown()).nullish(),
+  Namespace: z.string().optional(),
+  ...READ_ONLY_FIELDS,
+});
+type RuleBody = z.infer<typeof RuleBody>;
+
+const Id = z.object({ id: z.string().min(1) });
+const ListQuery = CommonQuery.extend({ authmethod: z.string().optional() });
+
+export function renderBindingRule(row: BindingRuleRow): Record<string, unknown> {
+  return {
+    ID: row.id,
+    Description: row.description,
+    AuthMethod: row.auth_method,
+    Selector: row.selector,
+    BindType: row.bind_type,
+    BindName: row.bind_name,
+    Namespace: row.ns,
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+async function getRule(db: Db, id: string): Promise<BindingRuleRow | undefined> {
+  return db.get<BindingRuleRow>('SELECT * FROM catalog_acl_binding_rules WHERE id = ?', [id]);
+}
+
+/** Creates or updates a rule; AuthMethod is required and immutable, the selector and BindName are checked. */
+async function writeRule(ctx: CatalogContext, query: CommonQuery, body: RuleBody, id?: string) {
+  const ns = requestNamespace(ctx, query, body.Namespace);
+  requirePermission(ctx, 'acl', 'write', undefined, ns);
+  await requireLiveNamespace(ctx.db, ns);
+  let existing: BindingRuleRow | undefined;
+  if (id) {
+    if (!UUID.test(id)) throw badRequest('Binding Rule ID invalid UUID');
+    existing = await getRule(ctx.db, id);
+    if (!existing || existing.ns !== ns) throw badRequest(`cannot find binding rule ${id}`);
+    if (body.AuthMethod && body.AuthMethod !== existing.auth_method) throw badRequest('the AuthMethod field of an Binding Rule is immutable');
+  }
+  const authMethod = body.AuthMethod || existing?.auth_method || '';
+  if (!authMethod) throw badRequest('Invalid Binding Rule: no AuthMethod is set');
+  const method = await getAuthMethod(ctx.db, ns, authMethod);
+  if (!method) throw badRequest(`cannot find auth method with name ${JSON.stringify(authMethod)}`);
+  const names = selectableNames(method);
+  const selector = body.Selector ?? existing?.selector ?? '';
+  try {
+    Selector.parse(selector, names);
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(`invalid Binding Rule: Selector is invalid: ${err.message}`);
+    throw err;
+  }
+  const bindType = body.BindType ?? existing?.bind_type ?? '';
+  const bindName = body.BindName ?? existing?.bind_name ?? '';
+  if (!bindType) throw badRequest('Invalid Binding Rule: no BindType is set');
+  if (!bindName) throw badRequest('Invalid Binding Rule: no BindName is set');
+  if (!['service', 'node', 'role'].includes(bindType)) throw badRequest(`Invalid Binding Rule: unknown BindType ${JSON.stringify(bindType)}`);
+  try {
+    validateBindName(bindType as BindType, bindName, names);
+  } catch (err) {
+    if (err instanceof BindNameError) throw badRequest(`Invalid Binding Rule: invalid BindName: ${err.message}`);
+    throw err;
+  }
+  const index = await requestWrites(ctx).next('acl');
+  const row: BindingRuleRow = {
+    id: id ?? randomUUID(),
+    ns,
+    description: body.Description ?? existing?.description ?? '',
+    auth_method: authMethod,
+    selector,
+    bind_type: bindType,
+    bind_name: bindName,
+    create_index: existing?.create_index ?? index,
+    modify_index: index,
+  };
+  if (existing) {
+    await ctx.db.run(
+      'UPDATE catalog_acl_binding_rules SET description = ?, selector = ?, bind_type = ?, bind_name = ?, modify_index = ? WHERE id = ?',
+      [row.description, row.selector, row.bind_type, row.bind_name, index, row.id],
+    );
+  } else {
+    await ctx.db.run(
+      `INSERT INTO catalog_acl_binding_rules (id, ns, description, auth_method, selector, bind_type, bind_name, create_index, modify_index)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [row.id, ns, row.description, authMethod, selector, bindType, bindName, index, index],
+    );
+  }
+  return renderBindingRule(row);
+}
+
+/** /v1/acl/binding-rule*: rules that turn a login identity into a token's identities and roles. */
+export const aclBindingRuleRoutes = [
+  catalogRoute({
+    method: 'PUT',
+    path: '/v1/acl/binding-rule',
+    query: CommonQuery,
+    body: RuleBody,
+    permission: 'acl:write',
+    handler: async ({ query, body }, ctx) => {
+      if (body.ID) throw badRequest('Cannot specify the ID when creating a new binding rule');
+      return writeRule(ctx, query, body);
+    },
+  }),
+  catalogRoute({
+    method: 'PUT',
+    path: '/v1/acl/binding-rule/:id',
+    params: Id,
+    query: CommonQuery,
+    body: RuleBody,
+    permission: 'acl:write',
+    handler: async ({ params, query, body }, ctx) => {
+      if (body.ID && body.ID !== params.id) throw badRequest('BindingRule ID in URL and payload do not match');
+      return writeRule(ctx, query, body, params.id);
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/acl/binding-rule/:id',
+    params: Id,
+    query: CommonQuery,
+    permission: 'acl:read',
+    transaction: 'none',
+    handler: async ({ params, query }, ctx) => {
+      const ns = requestNamespace(ctx, query);
+      requirePermission(ctx, 'acl', 'read', undefined, ns);
+      return blockingQuery(ctx, query, ['acl'], async (db) => {
+        const row = await getRule(db, params.id);
+        return row && row.ns === ns ? ok(renderBindingRule(row)) : { status: 404, body: undefined };
+      });
+    },
+  }),
+  catalogRoute({
+    method: 'DELETE',
+    path: '/v1/acl/binding-rule/:id',
+    params: Id,
+    query: CommonQuery,
+    permission: 'acl:write',
+    handler: async ({ params, query }, ctx) => {
+      const ns = requestNamespace(ctx, query);
+      requirePermission(ctx, 'acl', 'write', undefined, ns);
+      const row = await getRule(ctx.db, params.id);
+      if (!row || row.ns !== ns) return false;
+      await requestWrites(ctx).next('acl');
+      await ctx.db.run('DELETE FROM catalog_acl_binding_rules WHERE id = ?', [params.id]);
+      return true;
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/acl/binding-rules',
+    query: ListQuery,
+    permission: 'acl:read',
+    transaction: 'none',
+    handler: async ({ query }, ctx) => {
+      const all = query.ns === '*';
+      const ns = all ? '*' : requestNamespace(ctx, query);
+      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
+      const authz = ctx.actor!.authz;
+      return blockingQuery(ctx, query, ['acl'], async (db) => {
+        const where = [...(all ? [] : ['ns = ?']), ...(query.authmethod ? ['auth_method = ?'] : [])];
+        const params = [...(all ? [] : [ns]), ...(query.authmethod ? [query.authmethod] : [])];
+        const rows = await db.all<BindingRuleRow>(
+          `SELECT * FROM catalog_acl_binding_rules ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY create_index`,
+          params,
+        );
+        return ok(rows.filter((r) => !all || authz.allowed('acl', 'read', undefined, r.ns)).map(renderBindingRule));
+      });
+    },
+  }),
+];

@@ -1,0 +1,3 @@
+import { catalogRoute } from '../route';
+
+export const aclLoginRoutes: ReturnType<typeof catalogRoute>[] = [];

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { UniqueViolation } from '../../storage';
+import { parseRules, RulesError } from '../acl/rules';
+import { getPolicy, getPolicyByName, PolicyRow, renderPolicy } from '../acl/store';
+import { requestNamespace, requireLiveNamespace } from '../namespaces';
+import { blockingQuery, ok } from '../query';
+import {
+  aclNotFound,
+  badRequest,
+  catalogRoute,
+  CommonQuery,
+  consulObject,
+  GLOBAL_MANAGEMENT_ID,
+  POLICY_NAME,
+  READ_ONLY_FIELDS,
+  requirePermission,
+  CatalogContext,
+} from '../route';
+import { requestWrites } from '../runtime';
+
+const PolicyBody = consulObject({
+  ID: z.string().optional(),
+  Name: z.string().optional(),
+  Description: z.string().optional(),
+  Rules: z.string().optional(),
+  Datacenters: z.array(z.string()).nullish(),
+  Namespace: z.string().optional(),
+  ...READ_ONLY_FIELDS,
+});
+type PolicyBody = z.infer<typeof PolicyBody>;
+
+const Id = z.object({ id: z.string().min(1) });
+const Name = z.object({ name: z.string().min(1) });
+
+/** Creates or updates a policy; the builtin global-management policy keeps its rules. */
+async function writePolicy(ctx: CatalogContext, query: CommonQuery, body: PolicyBody, id?: string) {
+  const ns = requestNamespace(ctx, query, body.Namespace);
+  requirePermission(ctx, 'acl', 'write', undefined, ns);
+  await requireLiveNamespace(ctx.db, ns);
+  const existing = id ? await getPolicy(ctx.db, id) : undefined;
+  if (id && (!existing || existing.ns !== ns)) throw badRequest(`Cannot find policy ${JSON.stringify(id)}`);
+  const name = body.Name ?? existing?.name ?? '';
+  if (!name) throw badRequest('Invalid Policy: no Name is set');
+  if (!POLICY_NAME.test(name)) throw badRequest("Invalid Policy: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
+  const rules = body.Rules ?? existing?.rules ?? '';
+  if (id === GLOBAL_MANAGEMENT_ID) {
+    if (rules !== existing!.rules) throw badRequest('Changing the Rules for the builtin global-management policy is not permitted');
+    if (name !== existing!.name) throw badRequest('Changing the Name for the builtin global-management policy is not permitted');
+  }
+  try {
+    parseRules(rules);
+  } catch (err) {
+    if (err instanceof RulesError) throw badRequest(`Invalid Policy: ${err.message}`);
+    throw err;
+  }
+  const index = await requestWrites(ctx).next('acl');
+  const row: PolicyRow = {
+    id: id ?? randomUUID(),
+    ns,
+    name,
+    description: body.Description ?? existing?.description ?? '',
+    rules,
+    datacenters: JSON.stringify(body.Datacenters ?? (existing ? JSON.parse(existing.datacenters) : [])),
+    create_index: existing?.create_index ?? index,
+    modify_index: index,
+  };
+  try {
+    if (existing) {
+      await ctx.db.run('UPDATE catalog_acl_policies SET name = ?, description = ?, rules = ?, datacenters = ?, modify_index = ? WHERE id = ?', [
+        row.name, row.description, row.rules, row.datacenters, index, row.id,
+      ]);
+    } else {
+      await ctx.db.run(
+        'INSERT INTO catalog_acl_policies (id, ns, name, description, rules, datacenters, create_index, modify_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [row.id, row.ns, row.name, row.description, row.rules, row.datacenters, row.create_index, row.modify_index],
+      );
+    }
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw badRequest(`Invalid Policy: A Policy with Name ${JSON.stringify(name)} already exists`);
+    throw err;
+  }
+  return renderPolicy(row);
+}
+
+export const aclPolicyRoutes = [
+  catalogRoute({
+    method: 'PUT',
+    path: '/v1/acl/policy',
+    query: CommonQuery,
+    body: PolicyBody,
+    permission: 'acl:write',
+    handler: async ({ query, body }, ctx) => {
+      if (body.ID) throw badRequest('Cannot specify the ID when creating a new policy');
+      return writePolicy(ctx, query, body);
+    },
+  }),
+  catalogRoute({
+    method: 'PUT',
+    path: '/v1/acl/policy/:id',
+    params: Id,
+    query: CommonQuery,
+    body: PolicyBody,
+    permission: 'acl:write',
+    handler: async ({ params, query, body }, ctx) => {
+      if (body.ID && body.ID !== params.id) throw badRequest('Policy ID in URL and payload do not match');
+      return writePolicy(ctx, query, body, params.id);
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/acl/policy/:id',
+    params: Id,
+    query: CommonQuery,
+    permission: 'acl:read',
+    transaction: 'none',
+    handler: async ({ params, query }, ctx) => {
+      const ns = requestNamespace(ctx, query);
+      requirePermission(ctx, 'acl', 'read', undefined, ns);
+      return blockingQuery(ctx, query, ['acl'], async (db) => {
+        const row = await getPolicy(db, params.id);
+        if (!row || (row.ns !== ns && row.ns !== 'default')) throw aclNotFound();
+        return ok(renderPolicy(row));
+      });
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/acl/policy/name/:name',
+    params: Name,
+    query: CommonQuery,
+    permission: 'acl:read',
+    transaction: 'none',
+    handler: async ({ params, query }, ctx) => {
+      const ns = requestNamespace(ctx, query);
+      requirePermission(ctx, 'acl', 'read', undefined, ns);
+      return blockingQuery(ctx, query, ['acl'], async (db) => {
+        const row = await getPolicyByName(db, ns, params.name);
+        if (!row) throw aclNotFound();
+        return ok(renderPolicy(row));
+      });
+    },
+  }),
+  catalogRoute({
+    method: 'DELETE',
+    path: '/v1/acl/policy/:id',
+    params: Id,
+    query: CommonQuery,
+    permission: 'acl:write',
+    handler: async ({ params, query }, ctx) => {
+      const ns = requestNamespace(ctx, query);
+      requirePermission(ctx, 'acl', 'write', undefined, ns);
+      if (params.id === GLOBAL_MANAGEMENT_ID) throw badRequest('Delete operation not permitted on the builtin global-management policy');
+      const row = await getPolicy(ctx.db, params.id);
+      if (row && row.ns === ns) {
+        await requestWrites(ctx).next('acl');
+        await ctx.db.run('DELETE FROM catalog_acl_policies WHERE id = ?', [params.id]);
+      }
+      return true;
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/acl/policies',
+    query: CommonQuery,
+    permission: 'acl:read',
+    transaction: 'none',
+    handler: async ({ query }, ctx) => {
+      const all = query.ns === '*';
+      const ns = all ? '*' : requestNamespace(ctx, query);
+      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
+      const authz = ctx.actor!.authz;
+      return blockingQuery(ctx, query, ['acl'], async (db) => {
+        const rows = await db.all<PolicyRow>(
+          all ? 'SELECT * FROM catalog_acl_policies ORDER BY create_index, name' : 'SELECT * FROM catalog_acl_policies WHERE ns = ? ORDER BY create_index, name',
+          all ? [] : [ns],
+        );
+        return ok(rows.filter((r) => !all || authz.allowed('acl', 'read', undefined, r.ns)).map((r) => renderPolicy(r, true)));
+      });
+    },
+  }),
+];

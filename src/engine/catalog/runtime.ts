@@ -1,0 +1,38 @@
+import type { Engine } from '../engine';
+import type { Db } from '../storage';
+import { BlockingQueries } from './blocking';
+import { Table, Writes } from './index-state';
+
+/** What the catalog keeps in memory per engine: waiting requests and writes not yet announced. */
+export interface CatalogRuntime {
+  readonly blocking: BlockingQueries;
+  /** Tables written by requests in flight, announced to waiters once the request's transaction committed. */
+  readonly pending: Map<string, Set<Table>>;
+}
+
+const runtimes = new WeakMap<Engine, CatalogRuntime>();
+
+export function runtimeOf(engine: Engine): CatalogRuntime {
+  let runtime = runtimes.get(engine);
+  if (!runtime) {
+    runtime = { blocking: new BlockingQueries(engine), pending: new Map() };
+    runtimes.set(engine, runtime);
+  }
+  return runtime;
+}
+
+/** The writes of a request; the API announces the tables they touched after the commit. */
+export function requestWrites(ctx: { engine: Engine; db: Db; requestId: string }): Writes {
+  const pending = runtimeOf(ctx.engine).pending;
+  let touched = pending.get(ctx.requestId);
+  if (!touched) pending.set(ctx.requestId, (touched = new Set()));
+  return new Writes(ctx.db, touched);
+}
+
+/** Runs background work in its own transaction and announces what it wrote. */
+export async function writeAndNotify<T>(engine: Engine, fn: (writes: Writes) => Promise<T>): Promise<T> {
+  const touched = new Set<Table>();
+  const result = await engine.storage.tx((db) => fn(new Writes(db, touched)));
+  if (touched.size > 0) runtimeOf(engine).blocking.notify(touched);
+  return result;
+}

@@ -1,0 +1,114 @@
+import { CatalogServer, startCatalogServer } from './helpers';
+import { Writes } from '../../../src/engine/catalog/index-state';
+import { putKv } from '../../../src/engine/catalog/kv';
+import { runtimeOf } from '../../../src/engine/catalog/runtime';
+import { STORAGE_KINDS } from '../../helpers/storage';
+
+describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
+  let s: CatalogServer;
+  beforeAll(async () => {
+    s = await startCatalogServer(kind);
+  });
+  afterAll(() => s.close());
+
+  const put = (key: string, value: string) =>
+    s.call('catalog', 'PUT', `/v1/kv/${key}`, { raw: value, headers: { 'x-consul-token': 'test-root-token' } });
+  const index = (res: { headers: Record<string, unknown> }) => Number(res.headers['x-consul-index']);
+  const waiting = () => runtimeOf(s.engine).blocking.waiting;
+  /** Lets pending refreshes run: one more request through the same storage queue. */
+  const settle = async () => {
+    await s.root('GET', '/v1/status/leader');
+    await new Promise((r) => setTimeout(r, 20));
+  };
+
+  test('returns at once without index; waits, ignores unrelated writes, wakes on a change', async () => {
+    await put('watched', 'one');
+    const first = await s.root('GET', '/v1/kv/watched');
+    expect(index(first)).toBeGreaterThan(0);
+    expect(first.headers['x-catalog-index']).toBe(first.headers['x-consul-index']);
+
+    let done = false;
+    const blocked = s.root('GET', `/v1/kv/watched?index=${index(first)}&wait=30s`).then((r) => {
+      done = true;
+      return r;
+    });
+    await settle();
+    expect(waiting()).toBe(1);
+    await put('unrelated', 'x'); // the table's index moves, the result does not
+    await settle();
+    await settle();
+    expect(done).toBe(false);
+    await put('watched', 'two');
+    const woken = await blocked;
+    expect(woken.status).toBe(200);
+    expect(Buffer.from(woken.body[0].Value, 'base64').toString()).toBe('two');
+    expect(index(woken)).toBeGreaterThan(index(first));
+    expect(waiting()).toBe(0);
+  });
+
+  test('an index behind the current one returns at once; the wait runs out with the same result', async () => {
+    await put('stale', 'v');
+    const now = await s.root('GET', '/v1/kv/stale');
+    const behind = await s.root('GET', '/v1/kv/stale?index=1&wait=30s');
+    expect(behind.status).toBe(200);
+    expect(index(behind)).toBe(index(now));
+    const timedOut = await s.root('GET', `/v1/kv/stale?index=${index(now)}&wait=50ms`);
+    expect(timedOut.status).toBe(200);
+    expect(timedOut.body).toEqual(now.body);
+    expect(index(timedOut)).toBeGreaterThanOrEqual(index(now));
+  });
+
+  test('many waiters on one query share the work and all return on one write', async () => {
+    await put('fan', 'start');
+    const first = await s.root('GET', '/v1/kv/fan');
+    const waiters = Array.from({ length: 200 }, () => s.root('GET', `/v1/kv/fan?index=${index(first)}&wait=60s`));
+    while (waiting() < 200) await new Promise((r) => setTimeout(r, 10));
+    await put('fan', 'end');
+    const results = await Promise.all(waiters);
+    expect(results.every((r) => r.status === 200 && Buffer.from(r.body[0].Value, 'base64').toString() === 'end')).toBe(true);
+  });
+
+  test('a missing key blocks until it appears (404 with an index meanwhile)', async () => {
+    const missing = await s.root('GET', '/v1/kv/later');
+    expect(missing.status).toBe(404);
+    expect(index(missing)).toBeGreaterThan(0);
+    const blocked = s.root('GET', `/v1/kv/later?index=${index(missing)}&wait=30s`);
+    await settle();
+    await put('later', 'here');
+    const res = await blocked;
+    expect(res.status).toBe(200);
+  });
+
+  test('lists block too: sessions, nodes, ACL lists', async () => {
+    const list = await s.root('GET', '/v1/catalog/nodes');
+    const blocked = s.root('GET', `/v1/catalog/nodes?index=${index(list)}&wait=30s`);
+    await settle();
+    await s.root('PUT', '/v1/catalog/register', { Node: 'blocking-node', Address: '10.1.1.1' });
+    const res = await blocked;
+    expect(res.body.map((n: any) => n.Node)).toContain('blocking-node');
+
+    const policies = await s.root('GET', '/v1/acl/policies');
+    const blockedPolicies = s.root('GET', `/v1/acl/policies?index=${index(policies)}&wait=30s`);
+    await settle();
+    await s.root('PUT', '/v1/acl/policy', { Name: 'wakes-waiters', Rules: '' });
+    expect((await blockedPolicies).body.map((p: any) => p.Name)).toContain('wakes-waiters');
+  });
+
+  test('bad parameters: wait, index, stale with consistent', async () => {
+    expect((await s.root('GET', '/v1/kv/x?wait=soon')).text).toBe('Invalid wait time');
+    expect((await s.root('GET', '/v1/kv/x?index=abc')).status).toBe(400);
+    const both = await s.root('GET', '/v1/kv/x?stale&consistent');
+    expect([both.status, both.text]).toEqual([400, 'Cannot specify ?stale with ?consistent, conflicting semantics.']);
+    expect((await s.root('GET', '/v1/session/list?stale')).headers['x-consul-effective-consistency']).toBe('stale');
+  });
+
+  test('writes of another process (the CLI on the same data) wake waiters through polling', async () => {
+    const first = await s.root('GET', '/v1/kv/other-process');
+    const blocked = s.root('GET', `/v1/kv/other-process?index=${index(first)}&wait=30s`);
+    await settle();
+    // Written beside the server's pipeline, straight into storage, as another server would: no notification.
+    await s.engine.storage.tx((db) => putKv(new Writes(db), { ns: 'default', key: 'other-process', value: 'eA==', flags: 0 }, Date.now()));
+    const res = await blocked;
+    expect(res.status).toBe(200);
+  });
+});
