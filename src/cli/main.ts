@@ -2,6 +2,10 @@ import { ApiError } from '../client/errors';
 import { VERSION } from '../engine/version';
 import { diffCommand, runDiff } from './commands/diff';
 import { createOrgCommand, createUserCommand, runCreateOrg, runCreateUser } from './commands/registry';
+import {
+  addMemberCommand, maintenanceCommand, removeMemberCommand, runAddMember, runMaintenance, runRemoveMember, runSetDelinquent,
+  runTwoFactor, setDelinquentCommand, twoFactorCommand,
+} from './commands/registry-admin';
 import { applyCommand, destroyCommand, pruneCommand, runApply, runDestroy, runPrune } from './commands/resources';
 import { runServer, serverCommand } from './commands/server';
 import { CommandSpec, helpText, ParsedOptions, parseCommand } from './options';
@@ -16,6 +20,11 @@ const COMMANDS: readonly Command[] = [
   { spec: serverCommand, run: runServer },
   { spec: createUserCommand, run: runCreateUser },
   { spec: createOrgCommand, run: runCreateOrg },
+  { spec: setDelinquentCommand, run: runSetDelinquent },
+  { spec: maintenanceCommand, run: runMaintenance },
+  { spec: twoFactorCommand, run: runTwoFactor },
+  { spec: addMemberCommand, run: runAddMember },
+  { spec: removeMemberCommand, run: runRemoveMember },
   { spec: applyCommand, run: runApply },
   { spec: destroyCommand, run: runDestroy },
   { spec: pruneCommand, run: runPrune },

@@ -68,6 +68,24 @@ export class RegistryClient {
     return this.call('POST', '/api/v1/admin/organizations', { organization: { username, owner } });
   }
 
+  /** Administrator: owner flags (delinquent, two-factor, phone, profile). */
+  updateOwner(username: string, owner: { delinquent?: boolean; two_factor?: 'sms' | false; phone?: string; profile_markdown?: string }) {
+    return this.call<Record<string, unknown>>('PUT', `/api/v1/admin/owners/${encodeURIComponent(username)}`, { owner });
+  }
+
+  /** Administrator: maintenance mode on or off. */
+  setMaintenance(enabled: boolean): Promise<{ maintenance: { enabled: boolean } }> {
+    return this.call('PUT', '/api/v1/admin/maintenance', { maintenance: { enabled } });
+  }
+
+  setMember(organization: string, member: string, role: 'owner' | 'member' = 'member'): Promise<{ members: { username: string; role: string }[] }> {
+    return this.call('PUT', `/api/v1/organization/${encodeURIComponent(organization)}/members/${encodeURIComponent(member)}`, { member: { role } });
+  }
+
+  removeMember(organization: string, member: string): Promise<{ members: { username: string; role: string }[] }> {
+    return this.call('DELETE', `/api/v1/organization/${encodeURIComponent(organization)}/members/${encodeURIComponent(member)}`);
+  }
+
   /** The box, or undefined when it does not exist (or the caller may not see it). */
   async getBox(username: string, name: string): Promise<RegistryBox | undefined> {
     try {

@@ -5,7 +5,7 @@ import { CommandSpec, OptionSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
 
 /** Where an admin command acts: a data directory (in-process) or a running server. */
-const targetOptions: Record<string, OptionSpec> = {
+export const targetOptions: Record<string, OptionSpec> = {
   data: { type: 'string', env: 'HANGAR_DATA', placeholder: 'DIR', help: 'Act on this data directory (default ~/.local/share/hangar)' },
   address: { type: 'string', env: 'HANGAR_ADDRESS', placeholder: 'URL', help: 'Act on a running server: its registry URL, e.g. http://127.0.0.1:8080' },
   token: { type: 'string', env: 'HANGAR_TOKEN', placeholder: 'TOKEN', help: 'Root token, with --address' },
@@ -35,7 +35,7 @@ export const createOrgCommand: CommandSpec = {
   },
 };
 
-async function withRegistry<T>(options: ParsedOptions, fn: (client: RegistryClient) => Promise<T>): Promise<T> {
+export async function withRegistry<T>(options: ParsedOptions, fn: (client: RegistryClient) => Promise<T>): Promise<T> {
   if (options.address && options.data) throw new UsageError('give either --data or --address, not both');
   const token = options.address ? (options.token as string | undefined) : undefined;
   if (options.address && !token) throw new UsageError('--address needs --token (or HANGAR_TOKEN): the root token');

@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../http/errors';
+import { forbidden, HangarError, notFound } from '../http/errors';
 import { Db } from '../storage';
 import { isMember, Owner } from './owners';
 
@@ -26,7 +26,16 @@ export async function canRead(db: Db, actor: RegistryActor | undefined, owner: O
  * invisible), 403 when it sees it but may not change it.
  */
 export async function requireWrite(db: Db, actor: RegistryActor | undefined, owner: Owner, isPrivate: boolean): Promise<void> {
-  if (await canWrite(db, actor, owner)) return;
-  if (isPrivate) throw notFound();
-  throw forbidden(`You do not have permission to change resources owned by ${owner.username}`);
+  if (!(await canWrite(db, actor, owner))) {
+    if (isPrivate) throw notFound();
+    throw forbidden(`You do not have permission to change resources owned by ${owner.username}`);
+  }
+  if (actor?.kind !== 'admin') requireInGoodStanding(owner);
+}
+
+/** 402 for an owner an administrator marked delinquent on billing: its boxes are read-only (public) or locked (private). */
+export function requireInGoodStanding(owner: Owner): void {
+  if (owner.delinquent === 1) {
+    throw new HangarError(402, [`The account ${owner.username} is delinquent on billing; its boxes cannot be changed or privately downloaded`]);
+  }
 }

@@ -4,15 +4,34 @@ import { forbidden, HangarError, unauthorized, ValidationError } from '../http/e
 import { extractToken, REGISTRY_TOKEN_SOURCES } from '../http/tokens';
 import { isRootToken } from '../root-token';
 import { RegistryActor, RegistryPermission } from './access';
+import { registerLimits } from './limits';
 import { adminRoutes } from './routes/admin';
 import { authenticateRoutes } from './routes/authenticate';
 import { boxRoutes } from './routes/boxes';
+import { downloadRoutes } from './routes/downloads';
+import { organizationRoutes } from './routes/organizations';
+import { providerRoutes } from './routes/providers';
+import { searchRoutes } from './routes/search';
+import { userRoutes } from './routes/users';
+import { versionRoutes } from './routes/versions';
 import { findTokenUser } from './tokens';
 
 /** The box registry API (spec 000): `{errors, success: false}` errors, 422 for invalid input. */
 export const registryApi: ApiDefinition<RegistryActor, RegistryPermission> = {
   name: 'registry',
-  routes: [...authenticateRoutes, ...boxRoutes, ...adminRoutes],
+  routes: [
+    ...authenticateRoutes,
+    ...boxRoutes,
+    ...versionRoutes,
+    ...providerRoutes,
+    ...searchRoutes,
+    ...userRoutes,
+    ...organizationRoutes,
+    ...adminRoutes,
+    ...downloadRoutes,
+  ],
+
+  setup: registerLimits,
 
   async authenticate(req, db, engine) {
     if (req.headers[LOCAL_ADMIN_HEADER] === engine.localAdminSecret) return { kind: 'admin' };
@@ -34,7 +53,8 @@ export const registryApi: ApiDefinition<RegistryActor, RegistryPermission> = {
     return {
       status,
       contentType: 'application/json; charset=utf-8',
-      body: JSON.stringify({ errors: error.messages, success: false }),
+      // Some errors carry more for the client: the 406 of a login lists the two-factor delivery methods.
+      body: JSON.stringify({ errors: error.messages, success: false, ...(error as { extra?: object }).extra }),
     };
   },
 };

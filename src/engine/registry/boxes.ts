@@ -4,6 +4,8 @@ import { renderMarkdown } from '../markdown';
 import { Db, UniqueViolation } from '../storage';
 import { canRead, RegistryActor } from './access';
 import { findOwner, Owner } from './owners';
+import { providersOf } from './providers';
+import { serializeVersion, serializeVersions, VersionRow, versionsOf } from './versions';
 
 export interface BoxRow {
   readonly id: string;
@@ -13,6 +15,8 @@ export interface BoxRow {
   readonly description_markdown: string;
   readonly is_private: number;
   readonly downloads: number;
+  /** The newest released version, kept in step by versions.ts. */
+  readonly current_version_id: string | null;
   readonly created_at: number;
   readonly updated_at: number;
 }
@@ -50,6 +54,7 @@ export async function insertBox(db: Db, owner: Owner, fields: BoxFields, now: nu
     description_markdown: fields.description,
     is_private: fields.isPrivate ? 1 : 0,
     downloads: 0,
+    current_version_id: null,
     created_at: now,
     updated_at: now,
   };
@@ -61,6 +66,7 @@ export async function insertBox(db: Db, owner: Owner, fields: BoxFields, now: nu
         row.is_private, row.downloads, now, now],
     ),
   );
+  await indexTerms(db, owner, row);
   return row;
 }
 
@@ -80,11 +86,41 @@ export async function updateBox(db: Db, box: BoxRow, fields: Partial<BoxFields>,
       [next.name, next.name.toLowerCase(), next.short_description, next.description_markdown, next.is_private, now, box.id],
     ),
   );
+  if (next.name !== box.name || next.short_description !== box.short_description) {
+    const owner = await db.get<Owner>('SELECT * FROM registry_owners WHERE id = ?', [box.owner_id]);
+    await db.run('DELETE FROM registry_box_terms WHERE box_id = ?', [box.id]);
+    await indexTerms(db, owner!, next);
+  }
   return next;
 }
 
-export async function deleteBox(db: Db, box: BoxRow): Promise<void> {
+export async function deleteBox(db: Db, box: BoxRow, now: number): Promise<void> {
+  await db.run(
+    `INSERT INTO registry_blob_garbage (blob_id, created_at)
+     SELECT p.blob_id, CAST(? AS BIGINT) FROM registry_providers p JOIN registry_versions v ON v.id = p.version_id
+       WHERE v.box_id = ? AND p.blob_id IS NOT NULL
+     UNION SELECT u.blob_id, CAST(? AS BIGINT) FROM registry_uploads u JOIN registry_providers p ON p.id = u.provider_id
+       JOIN registry_versions v ON v.id = p.version_id WHERE v.box_id = ? AND u.blob_id IS NOT NULL`,
+    [now, box.id, now, box.id],
+  );
   await db.run('DELETE FROM registry_boxes WHERE id = ?', [box.id]);
+}
+
+const MAX_TERMS = 64;
+
+/** Lower-case words of a text: what search matches a query's words against (by prefix). */
+export function searchTerms(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 100);
+}
+
+/** The search index of a box: its owner's name, its name (whole and in words) and its short description's words. */
+async function indexTerms(db: Db, owner: Owner, box: BoxRow): Promise<void> {
+  const terms = new Set([owner.username.toLowerCase(), box.name.toLowerCase(), ...searchTerms(`${owner.username} ${box.name}`)]);
+  for (const t of searchTerms(box.short_description)) {
+    if (terms.size >= MAX_TERMS) break;
+    terms.add(t);
+  }
+  for (const term of terms) await db.run('INSERT INTO registry_box_terms (term, box_id) VALUES (?, ?)', [term, box.id]);
 }
 
 async function uniqueName(name: string, write: () => Promise<unknown>): Promise<void> {
@@ -96,8 +132,8 @@ async function uniqueName(name: string, write: () => Promise<unknown>): Promise<
   }
 }
 
-/** The Box resource of the spec. Versions arrive with the versions table; until then there are none. */
-export function serializeBox(owner: Owner, box: BoxRow, options: { withVersions: boolean }) {
+/** Fields of the Box resource shared by reads, lists and search results. */
+function boxFields(owner: Owner, box: BoxRow) {
   return {
     created_at: new Date(box.created_at).toISOString(),
     updated_at: new Date(box.updated_at).toISOString(),
@@ -109,7 +145,45 @@ export function serializeBox(owner: Owner, box: BoxRow, options: { withVersions:
     username: owner.username,
     private: box.is_private === 1,
     downloads: box.downloads,
-    current_version: null,
-    ...(options.withVersions ? { versions: [] as unknown[] } : {}),
   };
+}
+
+/**
+ * The Box resource of the spec: `current_version` (newest released) and, for a single box,
+ * `versions` (newest first; unreleased and revoked ones only for those who may write the box).
+ */
+export async function serializeBox(
+  db: Db,
+  baseUrl: string,
+  owner: Owner,
+  box: BoxRow,
+  options: { withVersions: boolean; writable?: boolean },
+) {
+  const base = boxFields(owner, box);
+  if (!options.withVersions) {
+    return { ...base, current_version: (await serializeCurrentVersions(db, baseUrl, [{ owner, box }]))[0] };
+  }
+  const versions = await versionsOf(db, box.id, options.writable === true);
+  const serialized = await serializeVersions(db, baseUrl, owner, box, versions);
+  const current = box.current_version_id ? versions.findIndex((v) => v.id === box.current_version_id) : -1;
+  return { ...base, current_version: current >= 0 ? serialized[current] : null, versions: serialized };
+}
+
+/** Boxes for lists and search results: `current_version` without `versions`, in three queries. */
+export async function serializeBoxList(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[]) {
+  const current = await serializeCurrentVersions(db, baseUrl, boxes);
+  return boxes.map(({ owner, box }, i) => ({ ...boxFields(owner, box), current_version: current[i] }));
+}
+
+async function serializeCurrentVersions(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[]) {
+  const ids = boxes.map((b) => b.box.current_version_id).filter((id): id is string => id !== null);
+  const versions =
+    ids.length === 0
+      ? []
+      : await db.all<VersionRow>(`SELECT * FROM registry_versions WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  const providers = await providersOf(db, ids);
+  return boxes.map(({ owner, box }) => {
+    const v = versions.find((row) => row.id === box.current_version_id);
+    return v ? serializeVersion(baseUrl, owner, box, v, providers.filter((p) => p.version_id === v.id)) : null;
+  });
 }

@@ -47,4 +47,98 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 101,
+    name: 'registry versions, providers, uploads, two-factor codes, owner flags, search terms',
+    sql: `
+      ALTER TABLE registry_owners ADD COLUMN two_factor_method TEXT;
+      ALTER TABLE registry_owners ADD COLUMN delinquent INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE registry_boxes ADD COLUMN current_version_id TEXT;
+      CREATE INDEX registry_boxes_by_downloads ON registry_boxes (downloads, id);
+      CREATE INDEX registry_boxes_by_created ON registry_boxes (created_at, id);
+      CREATE INDEX registry_boxes_by_updated ON registry_boxes (updated_at, id);
+      CREATE TABLE registry_versions (
+        id TEXT PRIMARY KEY,
+        box_id TEXT NOT NULL REFERENCES registry_boxes(id) ON DELETE CASCADE,
+        version TEXT NOT NULL,
+        sort_key TEXT NOT NULL,
+        description_markdown TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (box_id, sort_key)
+      );
+      CREATE TABLE registry_providers (
+        id TEXT PRIMARY KEY,
+        version_id TEXT NOT NULL REFERENCES registry_versions(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        original_url TEXT,
+        checksum TEXT,
+        checksum_type TEXT,
+        blob_id TEXT,
+        blob_size BIGINT,
+        blob_digest_type TEXT,
+        blob_digest TEXT,
+        downloads BIGINT NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        UNIQUE (version_id, name_lower)
+      );
+      CREATE INDEX registry_providers_by_name ON registry_providers (name_lower, version_id);
+      CREATE TABLE registry_uploads (
+        id TEXT PRIMARY KEY,
+        provider_id TEXT NOT NULL REFERENCES registry_providers(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        direct INTEGER NOT NULL,
+        blob_id TEXT,
+        blob_size BIGINT,
+        blob_digest_type TEXT,
+        blob_digest TEXT,
+        expires_at BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX registry_uploads_by_provider ON registry_uploads (provider_id);
+      CREATE INDEX registry_uploads_by_expiry ON registry_uploads (expires_at);
+      CREATE TABLE registry_blob_garbage (
+        blob_id TEXT PRIMARY KEY,
+        created_at BIGINT NOT NULL
+      );
+      CREATE TABLE registry_two_factor_codes (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES registry_owners(id) ON DELETE CASCADE,
+        code_hash TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        expires_at BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX registry_two_factor_codes_by_user ON registry_two_factor_codes (user_id, created_at);
+      CREATE TABLE registry_two_factor_codes_log (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES registry_owners(id) ON DELETE CASCADE,
+        created_at BIGINT NOT NULL
+      );
+      CREATE INDEX registry_two_factor_codes_log_by_user ON registry_two_factor_codes_log (user_id, created_at);
+    `,
+  },
+  {
+    version: 102,
+    name: 'registry search terms (binary-ordered, for prefix ranges)',
+    sql: `
+      CREATE TABLE registry_box_terms (
+        term TEXT NOT NULL,
+        box_id TEXT NOT NULL REFERENCES registry_boxes(id) ON DELETE CASCADE,
+        PRIMARY KEY (term, box_id)
+      );
+      CREATE INDEX registry_box_terms_by_box ON registry_box_terms (box_id);
+    `,
+    postgres: `
+      CREATE TABLE registry_box_terms (
+        term TEXT COLLATE "C" NOT NULL,
+        box_id TEXT NOT NULL REFERENCES registry_boxes(id) ON DELETE CASCADE,
+        PRIMARY KEY (term, box_id)
+      );
+      CREATE INDEX registry_box_terms_by_box ON registry_box_terms (box_id);
+    `,
+  },
 ];

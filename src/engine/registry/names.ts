@@ -20,3 +20,25 @@ export const SHORT_DESCRIPTION = z.string().max(1000, 'must be at most 1000 char
 export const DESCRIPTION = z.string().max(64 * 1024, 'must be at most 65536 characters');
 export const EMAIL = z.string().max(254).regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
 export const PHONE = z.string().max(32).regex(/^\+?[0-9 ()-]{4,}$/, 'must be a phone number');
+
+/**
+ * Version numbers as the public registry accepts them: MAJOR[.MINOR[.PATCH]], digits only.
+ * Each part is compared as a number, so "1.10.0" is newer than "1.9.0".
+ */
+export const VERSION = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(32, 'must be at most 32 characters')
+  .regex(/^\d{1,9}(\.\d{1,9}){0,2}$/, 'must be a version number of the form MAJOR.MINOR.PATCH (digits, e.g. 1.0.0)');
+
+/** Provider (virtualization target) names: virtualbox, vmware_desktop, libvirt, hyperv, ... */
+export const PROVIDER_NAME = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(64, 'must be at most 64 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'may contain only letters, digits, "-" and "_", and must start with a letter or digit');
+
+export const BOX_URL = z
+  .string()
+  .max(2048, 'must be at most 2048 characters')
+  .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/i, 'must be an http or https URL');

@@ -10,6 +10,10 @@ export interface Owner {
   readonly phone: string | null;
   readonly password_hash: string | null;
   readonly profile_markdown: string;
+  /** 'sms' when two-factor login is on, else null. */
+  readonly two_factor_method: string | null;
+  /** 1 when the owner is delinquent on billing (an administrator's flag): its resources answer 402. */
+  readonly delinquent: number;
   readonly created_at: number;
   readonly updated_at: number;
 }
@@ -49,6 +53,8 @@ export async function createOwner(db: Db, owner: NewOwner, now: number): Promise
     phone: owner.phone ?? null,
     password_hash: owner.passwordHash ?? null,
     profile_markdown: '',
+    two_factor_method: null,
+    delinquent: 0,
     created_at: now,
     updated_at: now,
   };
@@ -83,4 +89,21 @@ export async function isMember(db: Db, orgId: string, userId: string): Promise<b
 /** Public view of an owner (no e-mail, phone or password hash). */
 export function publicOwner(owner: Owner): { username: string; kind: Owner['kind']; created_at: string } {
   return { username: owner.username, kind: owner.kind, created_at: new Date(owner.created_at).toISOString() };
+}
+
+export async function memberRole(db: Db, orgId: string, userId: string): Promise<MemberRole | undefined> {
+  const row = await db.get<{ role: MemberRole }>('SELECT role FROM registry_memberships WHERE org_id = ? AND user_id = ?', [orgId, userId]);
+  return row?.role;
+}
+
+export async function removeMember(db: Db, orgId: string, userId: string): Promise<boolean> {
+  return (await db.run('DELETE FROM registry_memberships WHERE org_id = ? AND user_id = ?', [orgId, userId])) > 0;
+}
+
+export async function membersOf(db: Db, orgId: string): Promise<{ username: string; role: MemberRole }[]> {
+  return db.all(
+    `SELECT o.username AS username, m.role AS role FROM registry_memberships m JOIN registry_owners o ON o.id = m.user_id
+     WHERE m.org_id = ? ORDER BY o.username_lower`,
+    [orgId],
+  );
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { hashPassword } from '../../crypto';
 import { notFound, invalid } from '../../http/errors';
-import { EMAIL, PHONE, USERNAME } from '../names';
+import { setMaintenance, inMaintenance } from '../limits';
+import { DESCRIPTION, EMAIL, PHONE, USERNAME } from '../names';
 import { addMember, createOwner, findOwner, publicOwner } from '../owners';
 import { registryRoute } from './route';
 
@@ -15,6 +16,17 @@ const CreateUser = z.object({
 });
 
 const CreateOrganization = z.object({ organization: z.object({ username: USERNAME, owner: USERNAME }) });
+
+const UpdateOwner = z.object({
+  owner: z.object({
+    delinquent: z.boolean().optional(),
+    two_factor: z.union([z.literal('sms'), z.literal(false), z.null()]).optional(),
+    phone: PHONE.nullish(),
+    profile_markdown: DESCRIPTION.optional(),
+  }),
+});
+
+const Maintenance = z.object({ maintenance: z.object({ enabled: z.boolean() }) });
 
 /**
  * /api/v1/admin/*: Hangar's own administration (the public service has sign-up pages instead).
@@ -51,6 +63,47 @@ export const adminRoutes = [
       const org = await createOwner(ctx.db, { username: organization.username, kind: 'organization' }, ctx.now);
       await addMember(ctx.db, org.id, owner.id, 'owner');
       return publicOwner(org);
+    },
+  }),
+  registryRoute({
+    method: 'PUT',
+    path: '/api/v1/admin/owners/:username',
+    params: z.object({ username: USERNAME }),
+    body: UpdateOwner,
+    permission: 'admin',
+    // Flags only an administrator sets: billing standing (402), two-factor login, phone, profile.
+    handler: async ({ params, body: { owner: changes } }, ctx) => {
+      const owner = await findOwner(ctx.db, params.username);
+      if (!owner) throw notFound(`Owner ${params.username} not found`);
+      const phone = changes.phone === undefined ? owner.phone : changes.phone;
+      const twoFactor = changes.two_factor === undefined ? owner.two_factor_method : changes.two_factor || null;
+      if (twoFactor && owner.kind !== 'user') throw invalid('owner.two_factor: only users log in, not organizations');
+      if (twoFactor && !phone) throw invalid('owner.two_factor: the user needs a phone number for SMS codes (owner.phone)');
+      const delinquent = changes.delinquent === undefined ? owner.delinquent : changes.delinquent ? 1 : 0;
+      const profile = changes.profile_markdown ?? owner.profile_markdown;
+      await ctx.db.run(
+        `UPDATE registry_owners SET phone = ?, two_factor_method = ?, delinquent = ?, profile_markdown = ?, updated_at = ?
+         WHERE id = ?`,
+        [phone, twoFactor, delinquent, profile, ctx.now, owner.id],
+      );
+      return { ...publicOwner(owner), delinquent: delinquent === 1, two_factor: twoFactor, profile_markdown: profile };
+    },
+  }),
+  registryRoute({
+    method: 'GET',
+    path: '/api/v1/admin/maintenance',
+    permission: 'admin',
+    transaction: 'read',
+    handler: async (_input, ctx) => ({ maintenance: { enabled: await inMaintenance(ctx.engine) } }),
+  }),
+  registryRoute({
+    method: 'PUT',
+    path: '/api/v1/admin/maintenance',
+    body: Maintenance,
+    permission: 'admin',
+    handler: async ({ body }, ctx) => {
+      await setMaintenance(ctx.db, ctx.engine, body.maintenance.enabled);
+      return { maintenance: { enabled: body.maintenance.enabled } };
     },
   }),
 ];

@@ -4,6 +4,7 @@ import { requireWrite } from '../access';
 import { deleteBox, findBox, findVisibleBox, insertBox, serializeBox, updateBox } from '../boxes';
 import { BOX_NAME, DESCRIPTION, SHORT_DESCRIPTION, USERNAME } from '../names';
 import { findOwner } from '../owners';
+import { findBoxPlace } from '../versions';
 import { registryRoute } from './route';
 
 const BoxPath = z.object({ username: USERNAME, name: BOX_NAME });
@@ -15,8 +16,23 @@ const boxFields = {
   is_private: z.boolean().nullish(),
   private: z.boolean().nullish(),
 };
-const CreateBox = z.object({ box: z.object({ username: USERNAME.nullish(), name: BOX_NAME, ...boxFields }) });
-const UpdateBox = z.object({ box: z.object({ name: BOX_NAME.nullish(), ...boxFields }) });
+const BOX_KEYS = ['username', 'name', ...Object.keys(boxFields)];
+
+/**
+ * The spec nests the fields under `box`; the Vagrant CLI (vagrant_cloud gem 3.x) sends them at the
+ * top level. Both are accepted: a body with box fields and no `box` is read as if nested.
+ */
+function boxBody<T extends z.ZodType>(schema: T) {
+  return z.preprocess((body) => {
+    if (body && typeof body === 'object' && !Array.isArray(body) && !('box' in body) && BOX_KEYS.some((k) => k in body)) {
+      return { box: body };
+    }
+    return body;
+  }, schema);
+}
+
+const CreateBox = boxBody(z.object({ box: z.object({ username: USERNAME.nullish(), name: BOX_NAME, ...boxFields }) }));
+const UpdateBox = boxBody(z.object({ box: z.object({ name: BOX_NAME.nullish(), ...boxFields }) }));
 
 function privacy(fields: { is_private?: boolean | null; private?: boolean | null }): boolean | undefined {
   return fields.is_private ?? fields.private ?? undefined;
@@ -48,7 +64,7 @@ export const boxRoutes = [
         },
         ctx.now,
       );
-      return serializeBox(owner, row, { withVersions: true });
+      return serializeBox(ctx.db, ctx.baseUrl, owner, row, { withVersions: true, writable: true });
     },
   }),
   registryRoute({
@@ -58,8 +74,8 @@ export const boxRoutes = [
     permission: 'public',
     transaction: 'read',
     handler: async ({ params }, ctx) => {
-      const { owner, box } = await findVisibleBox(ctx.db, ctx.actor, params.username, params.name);
-      return serializeBox(owner, box, { withVersions: true });
+      const { owner, box, writable } = await findBoxPlace(ctx.db, ctx.actor, params.username, params.name);
+      return serializeBox(ctx.db, ctx.baseUrl, owner, box, { withVersions: true, writable });
     },
   }),
   registryRoute({
@@ -83,7 +99,7 @@ export const boxRoutes = [
         },
         ctx.now,
       );
-      return serializeBox(found.owner, row, { withVersions: true });
+      return serializeBox(ctx.db, ctx.baseUrl, found.owner, row, { withVersions: true, writable: true });
     },
   }),
   registryRoute({
@@ -94,8 +110,8 @@ export const boxRoutes = [
     handler: async ({ params }, ctx) => {
       const { owner, box } = await findVisibleBox(ctx.db, ctx.actor, params.username, params.name);
       await requireWrite(ctx.db, ctx.actor, owner, box.is_private === 1);
-      const body = serializeBox(owner, box, { withVersions: true });
-      await deleteBox(ctx.db, box);
+      const body = await serializeBox(ctx.db, ctx.baseUrl, owner, box, { withVersions: true, writable: true });
+      await deleteBox(ctx.db, box, ctx.now);
       return body;
     },
   }),

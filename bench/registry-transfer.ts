@@ -1,0 +1,95 @@
+/**
+ * Box file transfer: upload (PUT to upload_path) and download (GET download_url) of one large file
+ * through `hangar server`, with the server's peak RSS, next to `cp` of the same file on the same disk.
+ *
+ *   npx ts-node --transpile-only bench/registry-transfer.ts [--size-mb 2048]
+ */
+import { spawnSync } from 'node:child_process';
+import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { request } from 'undici';
+import { hangar, startServerProcess } from '../test/helpers/cli';
+import { tempDir } from '../test/helpers/storage';
+
+const ROOT = 'bench-root';
+
+function mbps(bytes: number, ms: number): string {
+  return `${((bytes / 1024 / 1024) / (ms / 1000)).toFixed(0).padStart(5)} MiB/s`;
+}
+
+function peakRss(pid: number): string {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? `${(Number(m[1]) / 1024).toFixed(0)} MiB` : 'unknown';
+}
+
+async function api(base: string, method: string, path: string, token: string, body?: unknown) {
+  const res = await request(`${base}${path}`, {
+    method: method as 'GET',
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.body.json() as any;
+  if (res.statusCode !== 200) throw new Error(`${method} ${path}: ${res.statusCode} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { 'size-mb': { type: 'string', default: '2048' } } });
+  const size = Number(values['size-mb']) * 1024 * 1024;
+  const dir = tempDir('hangar-bench-transfer-');
+  const file = join(dir, 'big.box');
+  spawnSync('sh', ['-c', `head -c ${size} /dev/urandom > '${file}'`]);
+  const sum = spawnSync('sha256sum', [file], { encoding: 'utf8' }).stdout.split(' ')[0];
+
+  let start = Date.now();
+  spawnSync('cp', [file, join(dir, 'copy.box')]);
+  spawnSync('sync');
+  const cpMs = Date.now() - start;
+  rmSync(join(dir, 'copy.box'));
+  console.log(`file ${statSync(file).size} bytes in ${dir}`);
+  console.log(`cp (baseline)                      ${mbps(size, cpMs)}  (${cpMs} ms)`);
+
+  const data = join(dir, 'data');
+  const server = await startServerProcess(['--data', data], {});
+  try {
+    const base = server.urls.registry;
+    hangar(['registry', 'create-user', 'bench', '--password', 'password123', '--address', base, '--token', readFileSync(join(data, 'root-token'), 'utf8').trim()]);
+    const login = await request(`${base}/api/v1/authenticate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: { login: 'bench', password: 'password123' } }),
+    });
+    const token = ((await login.body.json()) as { token: string }).token;
+    await api(base, 'POST', '/api/v1/boxes', token, { box: { name: 'big', is_private: false } });
+    await api(base, 'POST', '/api/v1/box/bench/big/versions', token, { version: { version: '1.0.0' } });
+    await api(base, 'POST', '/api/v1/box/bench/big/version/1.0.0/providers', token, { provider: { name: 'virtualbox', checksum: sum, checksum_type: 'sha256' } });
+    const { upload_path } = await api(base, 'GET', '/api/v1/box/bench/big/version/1.0.0/provider/virtualbox/upload', token);
+
+    start = Date.now();
+    const put = await request(upload_path, { method: 'PUT', body: createReadStream(file), headers: { 'content-length': String(size) } });
+    await put.body.text();
+    const upMs = Date.now() - start;
+    if (put.statusCode !== 200) throw new Error(`upload: ${put.statusCode}`);
+    console.log(`upload (stream, sha256 verified)   ${mbps(size, upMs)}  (${upMs} ms)  ${(upMs / cpMs).toFixed(1)}x cp`);
+
+    await api(base, 'PUT', '/api/v1/box/bench/big/version/1.0.0/release', token);
+    const { download_url } = await api(base, 'GET', '/api/v1/box/bench/big/version/1.0.0/provider/virtualbox', token);
+    start = Date.now();
+    const get = await request(download_url);
+    let got = 0;
+    for await (const chunk of get.body) got += (chunk as Buffer).length;
+    const downMs = Date.now() - start;
+    if (got !== size) throw new Error(`download: ${got} of ${size} bytes`);
+    console.log(`download (stream)                  ${mbps(size, downMs)}  (${downMs} ms)  ${(downMs / cpMs).toFixed(1)}x cp`);
+    console.log(`server peak RSS                    ${peakRss(server.process.pid!)}  (file: ${(size / 1024 / 1024).toFixed(0)} MiB)`);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,98 @@
+import { createHash, Hash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, ReadStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+
+export const CHECKSUM_TYPES = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
+export type ChecksumType = (typeof CHECKSUM_TYPES)[number];
+
+/** A stored file: its id, size and the digest computed while it was written. */
+export interface StoredBlob {
+  readonly id: string;
+  readonly size: number;
+  readonly digestType: ChecksumType;
+  readonly digest: string;
+}
+
+/** The stream was longer than allowed. */
+export class BlobTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the file is larger than ${limit} bytes`);
+  }
+}
+
+const ID = /^[0-9a-f-]{36}$/;
+
+/**
+ * Box images on the filesystem under `<data>/blobs`: `<id[0..2]>/<id>`. A file is written to
+ * `tmp/` while it streams in and renamed into place only when complete, so a failed or
+ * interrupted upload never leaves a visible partial file. Ids are generated here (UUIDs), never
+ * taken from a request, so no path can escape the directory.
+ */
+export class BlobStore {
+  static forDataDir(dataDir: string): BlobStore {
+    return new BlobStore(join(dataDir, 'blobs'));
+  }
+
+  constructor(readonly root: string) {}
+
+  path(id: string): string {
+    if (!ID.test(id)) throw new Error(`invalid blob id "${id}"`);
+    return join(this.root, id.slice(0, 2), id);
+  }
+
+  /** Streams `source` into a new blob, hashing as it goes; nothing is left behind on failure. */
+  async write(source: Readable, digestType: ChecksumType, maxBytes = Number.POSITIVE_INFINITY): Promise<StoredBlob> {
+    const id = randomUUID();
+    const tmpDir = join(this.root, 'tmp');
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    const tmp = join(tmpDir, `${id}.partial`);
+    const hash = createHash(digestType);
+    let size = 0;
+    const meter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        if (size > maxBytes) return done(new BlobTooLarge(maxBytes));
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    try {
+      await pipeline(source, meter, createWriteStream(tmp, { mode: 0o600 }));
+      const target = this.path(id);
+      await mkdir(join(this.root, id.slice(0, 2)), { recursive: true, mode: 0o700 });
+      await rename(tmp, target);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+    return { id, size, digestType, digest: hash.digest('hex') };
+  }
+
+  /** The digest of a stored blob with another algorithm (reads the whole file). */
+  async digest(id: string, type: ChecksumType): Promise<string> {
+    const hash: Hash = createHash(type);
+    await pipeline(createReadStream(this.path(id)), hash);
+    return hash.digest('hex');
+  }
+
+  async size(id: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.path(id))).size;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A read stream of bytes start..end (inclusive), for downloads and Range requests. */
+  read(id: string, range?: { start: number; end: number }): ReadStream {
+    return createReadStream(this.path(id), range);
+  }
+
+  /** Removes blobs; missing ones are fine (a delete may be retried). */
+  async remove(...ids: (string | null | undefined)[]): Promise<void> {
+    for (const id of ids) if (id) await rm(this.path(id), { force: true });
+  }
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { ChecksumType } from '../blobs/blob-store';
+import { invalid } from '../http/errors';
+import { Db, UniqueViolation } from '../storage';
+import type { BoxRow } from './boxes';
+import type { Owner } from './owners';
+import { touchBox, VersionRow } from './versions';
+
+export interface ProviderRow {
+  readonly id: string;
+  readonly version_id: string;
+  readonly name: string;
+  readonly name_lower: string;
+  readonly original_url: string | null;
+  readonly checksum: string | null;
+  readonly checksum_type: ChecksumType | null;
+  /** The uploaded box file in the blob store, when hosted. */
+  readonly blob_id: string | null;
+  readonly blob_size: number | null;
+  readonly blob_digest_type: ChecksumType | null;
+  readonly blob_digest: string | null;
+  readonly downloads: number;
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+/** What a create or update asks for; undefined keeps a value, an empty string clears it. */
+export interface ProviderFields {
+  readonly name?: string;
+  readonly url?: string;
+  readonly checksum?: string;
+  readonly checksumType?: ChecksumType;
+}
+
+const HEX_LENGTH: Record<ChecksumType, number> = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 };
+
+/** A provider can be released once it has a URL or a finished upload. */
+export function isReady(p: ProviderRow): boolean {
+  return p.original_url !== null || p.blob_id !== null;
+}
+
+export async function providersOf(db: Db, versionIds: readonly string[]): Promise<ProviderRow[]> {
+  if (versionIds.length === 0) return [];
+  return db.all<ProviderRow>(
+    `SELECT * FROM registry_providers WHERE version_id IN (${versionIds.map(() => '?').join(', ')}) ORDER BY name_lower`,
+    versionIds,
+  );
+}
+
+export async function findProvider(db: Db, versionId: string, name: string): Promise<ProviderRow | undefined> {
+  return db.get<ProviderRow>('SELECT * FROM registry_providers WHERE version_id = ? AND name_lower = ?', [versionId, name.toLowerCase()]);
+}
+
+export async function insertProvider(db: Db, version: VersionRow, fields: ProviderFields & { name: string }, now: number): Promise<ProviderRow> {
+  const checksum = checksumOf(undefined, fields);
+  const row: ProviderRow = {
+    id: randomUUID(),
+    version_id: version.id,
+    name: fields.name,
+    name_lower: fields.name.toLowerCase(),
+    original_url: fields.url || null,
+    checksum: checksum.checksum,
+    checksum_type: checksum.checksum_type,
+    blob_id: null,
+    blob_size: null,
+    blob_digest_type: null,
+    blob_digest: null,
+    downloads: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await uniqueProvider(row.name, () =>
+    db.run(
+      `INSERT INTO registry_providers (id, version_id, name, name_lower, original_url, checksum, checksum_type, downloads,
+         created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
+      [row.id, row.version_id, row.name, row.name_lower, row.original_url, row.checksum, row.checksum_type, now, now],
+    ),
+  );
+  await touchBox(db, version.box_id, now);
+  return row;
+}
+
+/**
+ * Renames, changes the URL or the checksum. A URL makes the provider external: an uploaded file
+ * is dropped. A new checksum of a hosted file must match the file (`verify` computes its digest).
+ */
+export async function updateProvider(
+  db: Db,
+  version: VersionRow,
+  row: ProviderRow,
+  fields: ProviderFields,
+  now: number,
+  verify: (blobId: string, type: ChecksumType) => Promise<string>,
+): Promise<ProviderRow> {
+  const checksum = checksumOf(row, fields);
+  const url = fields.url === undefined ? row.original_url : fields.url || null;
+  const dropBlob = url !== null && row.blob_id !== null;
+  if (!dropBlob && row.blob_id && checksum.checksum && checksum.checksum_type) {
+    const digest =
+      row.blob_digest_type === checksum.checksum_type ? row.blob_digest : await verify(row.blob_id, checksum.checksum_type);
+    if (digest !== checksum.checksum) {
+      throw invalid(`provider.checksum: the uploaded file's ${checksum.checksum_type} is ${digest}, not ${checksum.checksum}`);
+    }
+  }
+  const next: ProviderRow = {
+    ...row,
+    name: fields.name ?? row.name,
+    name_lower: (fields.name ?? row.name).toLowerCase(),
+    original_url: url,
+    ...checksum,
+    ...(dropBlob ? { blob_id: null, blob_size: null, blob_digest_type: null, blob_digest: null } : {}),
+    updated_at: now,
+  };
+  if (dropBlob) await discardBlob(db, row.blob_id!, now);
+  await uniqueProvider(next.name, () =>
+    db.run(
+      `UPDATE registry_providers SET name = ?, name_lower = ?, original_url = ?, checksum = ?, checksum_type = ?, blob_id = ?,
+         blob_size = ?, blob_digest_type = ?, blob_digest = ?, updated_at = ? WHERE id = ?`,
+      [next.name, next.name_lower, next.original_url, next.checksum, next.checksum_type, next.blob_id, next.blob_size,
+        next.blob_digest_type, next.blob_digest, now, row.id],
+    ),
+  );
+  await touchBox(db, version.box_id, now);
+  return next;
+}
+
+/** Deletes a provider; a released version keeps at least one valid provider. */
+export async function deleteProvider(db: Db, version: VersionRow, row: ProviderRow, now: number): Promise<void> {
+  if (version.status === 'active' && isReady(row)) {
+    const others = (await providersOf(db, [version.id])).filter((p) => p.id !== row.id && isReady(p));
+    if (others.length === 0) {
+      throw invalid(`provider ${row.name} is the only valid provider of released version ${version.version}; revoke the version first`);
+    }
+  }
+  await db.run(
+    `INSERT INTO registry_blob_garbage (blob_id, created_at)
+     SELECT blob_id, CAST(? AS BIGINT) FROM registry_providers WHERE id = ? AND blob_id IS NOT NULL
+     UNION SELECT blob_id, CAST(? AS BIGINT) FROM registry_uploads WHERE provider_id = ? AND blob_id IS NOT NULL`,
+    [now, row.id, now, row.id],
+  );
+  await db.run('DELETE FROM registry_providers WHERE id = ?', [row.id]);
+  await touchBox(db, version.box_id, now);
+}
+
+/** Marks a blob for removal once no transaction can need it (the garbage job deletes the file). */
+export async function discardBlob(db: Db, blobId: string, now: number): Promise<void> {
+  await db.run('INSERT INTO registry_blob_garbage (blob_id, created_at) VALUES (?, ?) ON CONFLICT (blob_id) DO NOTHING', [blobId, now]);
+}
+
+/**
+ * The checksum after a change: both fields or neither, the digest as hex of the type's length,
+ * stored lower case. An empty string clears both.
+ */
+function checksumOf(
+  row: ProviderRow | undefined,
+  fields: ProviderFields,
+): { checksum: string | null; checksum_type: ChecksumType | null } {
+  if (fields.checksum === '') return { checksum: null, checksum_type: null };
+  const checksum = fields.checksum ? fields.checksum.toLowerCase() : (row?.checksum ?? null);
+  const type = fields.checksumType ?? row?.checksum_type ?? null;
+  if (checksum && !type) throw invalid('provider.checksum_type is required with provider.checksum (md5, sha1, sha256, sha384 or sha512)');
+  if (!checksum && fields.checksumType) throw invalid('provider.checksum is required with provider.checksum_type');
+  if (checksum && type && !new RegExp(`^[0-9a-f]{${HEX_LENGTH[type]}}$`).test(checksum)) {
+    throw invalid(`provider.checksum: must be ${HEX_LENGTH[type]} hexadecimal digits for ${type}`);
+  }
+  return { checksum, checksum_type: checksum ? type : null };
+}
+
+async function uniqueProvider(name: string, write: () => Promise<unknown>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    if (err instanceof UniqueViolation) throw invalid(`provider.name: provider ${name} already exists for this version`);
+    throw err;
+  }
+}
+
+/** The download URL of a provider, the one the box metadata lists. */
+export function downloadUrl(baseUrl: string, owner: Owner, box: BoxRow, version: VersionRow, p: ProviderRow): string {
+  return `${baseUrl}/${owner.username}/boxes/${box.name}/versions/${version.version}/providers/${p.name}.box`;
+}
+
+/** The Provider resource of the spec. */
+export function serializeProvider(baseUrl: string, owner: Owner, box: BoxRow, version: VersionRow, p: ProviderRow) {
+  const hosted = p.blob_id !== null;
+  return {
+    name: p.name,
+    hosted,
+    hosted_token: hosted ? p.blob_id : null,
+    original_url: p.original_url,
+    created_at: new Date(p.created_at).toISOString(),
+    updated_at: new Date(p.updated_at).toISOString(),
+    download_url: downloadUrl(baseUrl, owner, box, version, p),
+    checksum: p.checksum,
+    checksum_type: p.checksum_type,
+  };
+}
