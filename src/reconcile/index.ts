@@ -2,8 +2,12 @@ import { boxKind } from './box';
 import { openClients } from './clients';
 import { Outcome, ResourceKind } from './kind';
 import { ResourcePayload } from './payload-format';
+import { SECRETS_KINDS } from './secrets-kinds';
 
-const KINDS: readonly ResourceKind<unknown>[] = [boxKind as ResourceKind<unknown>];
+const KINDS: readonly ResourceKind<unknown>[] = [
+  boxKind as ResourceKind<unknown>,
+  ...(SECRETS_KINDS as readonly ResourceKind<any>[]),
+];
 
 export function kindOf(name: string): ResourceKind<unknown> {
   const kind = KINDS.find((k) => k.kind === name);

@@ -1,67 +1,79 @@
-import { randomUUID } from 'node:crypto';
-import { sha256Hex } from '../crypto';
+import type { FastifyInstance } from 'fastify';
+import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
-import { forbidden, HangarError, ValidationError } from '../http/errors';
-import { rootActor } from '../http/root-actor';
-import { route } from '../http/routes';
-import { SECRETS_TOKEN_SOURCES } from '../http/tokens';
-import { VERSION } from '../version';
+import { badRequest, HangarError, ValidationError } from '../http/errors';
+import { Reply, route } from '../http/routes';
+import { extractToken, SECRETS_TOKEN_SOURCES } from '../http/tokens';
+import { dispatch } from './core/request';
+import { acceptListVerb } from './list-verb';
+import { secretsCore } from './service';
 
-type SecretsActor = { kind: 'root'; token?: string };
-type SecretsPermission = 'public' | 'root';
-const secretsRoute = route<SecretsActor, SecretsPermission>();
+const secretsRoute = route<undefined, 'any'>();
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The response envelope of the secrets API. */
-function envelope(data: unknown) {
-  return { request_id: randomUUID(), lease_id: '', renewable: false, lease_duration: 0, data, wrap_info: null, warnings: null, auth: null };
+/**
+ * A body sent as form data or text: Vault reads every body as JSON whatever its Content-Type
+ * (`curl -d '{...}'` sends form-urlencoded), and an OIDC provider's `form_post` sends real form fields.
+ */
+function parseLoose(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (trimmed.startsWith('{')) {
+    try {
+      return JSON.parse(trimmed);
+    } catch (err) {
+      throw badRequest(`Request body is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  return Object.fromEntries(new URLSearchParams(trimmed));
+}
+
+function setup(app: FastifyInstance): void {
+  acceptListVerb(app.server);
+  app.addContentTypeParser(['application/x-www-form-urlencoded', 'text/plain'], { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+    try {
+      done(null, parseLoose(utf8.decode(body)));
+    } catch (err) {
+      done(err instanceof HangarError ? err : badRequest('Request body is not valid UTF-8'), undefined);
+    }
+  });
 }
 
 /**
- * The secrets API (spec 001). The foundation serves health and the root token's self-lookup;
- * tokens, policies, mounts and engines plug in here.
+ * The secrets API (spec 001), Vault's protocol: one route takes every `/v1/...` request and the
+ * core's pipeline (core/request.ts) routes it to `sys/`, `auth/token/` or a mounted engine.
  */
-export const secretsApi: ApiDefinition<SecretsActor, SecretsPermission> = {
+export const secretsApi: ApiDefinition<undefined, 'any'> = {
   name: 'secrets',
   routes: [
     secretsRoute({
-      method: ['GET', 'HEAD'],
-      path: '/v1/sys/health',
-      permission: 'public',
-      transaction: 'read',
-      handler: async (_input, ctx) => ({
-        initialized: true,
-        sealed: false,
-        standby: false,
-        performance_standby: false,
-        replication_performance_mode: 'disabled',
-        replication_dr_mode: 'disabled',
-        server_time_utc: Math.floor(ctx.now / 1000),
-        version: VERSION,
-        cluster_name: 'hangar',
-      }),
-    }),
-    secretsRoute({
-      method: 'GET',
-      path: '/v1/auth/token/lookup-self',
-      permission: 'root',
-      transaction: 'read',
-      handler: async (_input, ctx) =>
-        envelope({
-          accessor: ctx.actor?.token ? sha256Hex(`accessor:${ctx.actor.token}`).slice(0, 24) : '',
-          display_name: 'root',
-          policies: ['root'],
-          ttl: 0,
-          renewable: false,
-          type: 'service',
-          orphan: true,
-          id: ctx.actor?.token ?? '',
-        }),
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      path: '/v1/*',
+      permission: 'any',
+      transaction: 'none',
+      handler: async ({ body }, ctx) => {
+        const req = ctx.request;
+        const core = await secretsCore(ctx.engine);
+        const res = await dispatch(core, {
+          method: req.method,
+          url: req.url,
+          headers: req.headers,
+          body,
+          ip: req.ip,
+          id: req.id,
+          baseUrl: ctx.baseUrl,
+          token: extractToken(req, SECRETS_TOKEN_SOURCES),
+          localAdmin: req.headers[LOCAL_ADMIN_HEADER] === ctx.engine.localAdminSecret,
+        });
+        const headers = { ...res.headers, ...(res.contentType ? { 'content-type': res.contentType } : {}) };
+        return new Reply(res.status, res.status === 204 || req.method === 'HEAD' ? undefined : res.body, headers);
+      },
     }),
   ],
-  authenticate: (req, db, engine) => rootActor(req, db, engine, SECRETS_TOKEN_SOURCES),
-  authorize(permission, actor) {
-    if (permission === 'root' && !actor) throw forbidden('permission denied');
-  },
+  // The pipeline authenticates inside its own transaction (core/request.ts).
+  authenticate: async () => undefined,
+  authorize: () => undefined,
+  setup,
   renderError(error: HangarError) {
     return {
       status: error instanceof ValidationError ? 400 : error.status,

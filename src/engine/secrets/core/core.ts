@@ -1,0 +1,153 @@
+import { Barrier } from './barrier';
+import { LeaseStore } from './leases';
+import { BUILTIN_MOUNTS, MountTable } from './mounts';
+import { PolicyStore } from './policies';
+import { MountStore } from './store';
+import { rootEntry, TokenStore } from './tokens';
+import { EngineContext, EngineType, MountEntry, TokenEntry } from './types';
+import type { Engine } from '../../engine';
+import type { Db } from '../../storage';
+
+/** How many rows one round of the expiry job handles per kind. */
+const BATCH = 100;
+
+/**
+ * The secrets service's core, one per Engine: the barrier, tokens, policies, mounts, leases and the
+ * registry of engine types. Created on first use (the key file appears then) by `secretsCore`.
+ */
+export class SecretsCore {
+  readonly tokens: TokenStore;
+  readonly policies: PolicyStore;
+  readonly mounts: MountTable;
+  readonly leases: LeaseStore;
+  private readonly types = new Map<string, EngineType>();
+
+  constructor(
+    readonly engine: Engine,
+    readonly barrier: Barrier,
+    types: readonly EngineType[],
+  ) {
+    this.tokens = new TokenStore(barrier);
+    this.policies = new PolicyStore(barrier);
+    this.mounts = new MountTable(barrier);
+    this.leases = new LeaseStore(barrier);
+    types.forEach((t) => this.register(t));
+  }
+
+  /** Adds an engine type (the six engines; tests add their own). */
+  register(type: EngineType): void {
+    this.types.set(`${type.kind}:${type.type}`, type);
+  }
+
+  engineType(kind: 'secret' | 'auth', type: string): EngineType | undefined {
+    return this.types.get(`${kind}:${type}`);
+  }
+
+  typeNames(kind: 'secret' | 'auth'): string[] {
+    return [...this.types.values()].filter((t) => t.kind === kind && t.type !== 'system' && t.type !== 'token').map((t) => t.type);
+  }
+
+  /** Keyring, built-in mounts, and in dev mode the spec's default mounts. */
+  async init(defaultMounts: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type'>>): Promise<void> {
+    const now = this.engine.clock.now();
+    await this.barrier.init(this.engine.storage, now);
+    await this.engine.storage.tx(async (db) => {
+      const existing = new Set((await this.mounts.all(db)).map((m) => m.path));
+      const wanted = [...BUILTIN_MOUNTS, ...(this.engine.devMode ? defaultMounts : [])];
+      for (const m of wanted) {
+        if (existing.has(m.path)) continue;
+        const entry = this.mounts.newEntry(m, now);
+        await this.mounts.put(db, entry);
+        const type = this.engineType(entry.kind, entry.type);
+        if (type?.mounted) await type.mounted(this.contextIn(db, entry, now));
+      }
+    });
+  }
+
+  store(db: Db, mount: MountEntry): MountStore {
+    return new MountStore(db, this.barrier, `logical/${mount.uuid}/`);
+  }
+
+  /** The context of an engine's hooks, in its own transactions. */
+  context(mount: MountEntry): EngineContext {
+    return {
+      engine: this.engine,
+      core: this,
+      mount,
+      now: this.engine.clock.now(),
+      tx: (fn) => this.engine.storage.tx((db) => fn(this.store(db, mount), db)),
+    };
+  }
+
+  /** The context of an engine's hooks inside an open transaction. */
+  contextIn(db: Db, mount: MountEntry, now: number): EngineContext {
+    return { engine: this.engine, core: this, mount, now, tx: (fn) => fn(this.store(db, mount), db) };
+  }
+
+  /** A token's entry while it is valid (the engine's root token included), or undefined. */
+  async tokenEntry(db: Db, token: string, now: number): Promise<{ entry: TokenEntry; root: boolean } | undefined> {
+    if (await this.tokens.isRoot(db, token)) return { entry: rootEntry(token, now), root: true };
+    const entry = await this.tokens.lookup(db, token, now);
+    return entry && { entry, root: entry.policies.includes('root') };
+  }
+
+  /**
+   * Revokes a token and, unless `orphan`, its descendants; their leases are marked for revocation.
+   * Returns the marked lease ids: the caller runs `revokeLeases` on them once the transaction commits.
+   */
+  async revokeToken(db: Db, idHash: string, now: number, orphan = false): Promise<string[]> {
+    let hashes: string[];
+    if (orphan) {
+      await this.tokens.orphanChildren(db, idHash);
+      hashes = [idHash];
+    } else {
+      hashes = await this.tokens.tree(db, idHash);
+    }
+    const leaseIds = await this.leases.idsOfTokens(db, hashes);
+    await this.leases.markRevoking(db, leaseIds, now);
+    await this.tokens.remove(db, hashes);
+    return leaseIds;
+  }
+
+  /**
+   * Step two of revocation: each marked lease goes back to its engine's revoke hook, then its row
+   * is deleted. Failures stay marked (with a back-off) for the background job. Returns the failures.
+   */
+  async revokeLeases(ids: readonly string[]): Promise<{ id: string; error: string }[]> {
+    const failures: { id: string; error: string }[] = [];
+    for (const id of ids) {
+      const { storage, clock, logger } = this.engine;
+      const found = await storage.tx(async (db) => {
+        const lease = await this.leases.pending(db, id);
+        return lease && { lease, mount: await this.mounts.get(db, lease.mountPath) };
+      });
+      if (!found) continue;
+      const type = found.mount && this.engineType(found.mount.kind, found.mount.type);
+      try {
+        if (found.mount && type?.revoke) await type.revoke(found.lease, this.context(found.mount));
+        await storage.tx((db) => this.leases.delete(db, id));
+      } catch (err) {
+        const error = (err as Error).message;
+        logger.warn({ lease: id, error }, 'lease revocation failed; it will be retried');
+        await storage.tx((db) => this.leases.failed(db, id, clock.now()));
+        failures.push({ id, error });
+      }
+    }
+    return failures;
+  }
+
+  /** One round of the background job: expired tokens and leases, due revocations, stale entries. */
+  async expire(): Promise<void> {
+    const { storage, clock } = this.engine;
+    const now = clock.now();
+    await storage.tx(async (db) => {
+      for (const hash of await this.tokens.expired(db, now, BATCH)) {
+        if (await this.tokens.byHash(db, hash)) await this.revokeToken(db, hash, now);
+      }
+      await this.leases.markExpired(db, now, BATCH);
+      await db.run('DELETE FROM secrets_entries WHERE expire_at IS NOT NULL AND expire_at <= ?', [now]);
+    });
+    const due = await storage.tx((db) => this.leases.due(db, now, BATCH), { readOnly: true });
+    await this.revokeLeases(due);
+  }
+}

@@ -1,0 +1,270 @@
+import type { Barrier } from './barrier';
+import { HclObject, HclValue, parseHcl } from './hcl';
+import { CAPABILITIES, Capability } from './types';
+import type { Db } from '../../storage';
+
+export interface PathRule {
+  readonly path: string;
+  readonly capabilities: readonly Capability[];
+}
+
+export interface StoredPolicy {
+  readonly name: string;
+  readonly text: string;
+  readonly rules: readonly PathRule[];
+}
+
+/** Vault's `default` policy: what every token may do with itself. */
+export const DEFAULT_POLICY_TEXT = `# Allow tokens to look up their own properties
+path "auth/token/lookup-self" {
+    capabilities = ["read"]
+}
+
+# Allow tokens to renew themselves
+path "auth/token/renew-self" {
+    capabilities = ["update"]
+}
+
+# Allow tokens to revoke themselves
+path "auth/token/revoke-self" {
+    capabilities = ["update"]
+}
+
+# Allow a token to look up its own capabilities on a path
+path "sys/capabilities-self" {
+    capabilities = ["update"]
+}
+
+# Allow a token to renew a lease via lease_id in the request body
+path "sys/leases/renew" {
+    capabilities = ["update"]
+}
+path "sys/renew" {
+    capabilities = ["update"]
+}
+
+# Allow looking up lease properties; requires knowing the lease ID
+path "sys/leases/lookup" {
+    capabilities = ["update"]
+}
+`;
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;
+const OLD_STYLE: Record<string, Capability[]> = {
+  deny: ['deny'],
+  read: ['read', 'list'],
+  write: ['create', 'read', 'update', 'delete', 'list'],
+  sudo: ['create', 'read', 'update', 'delete', 'list', 'sudo'],
+};
+
+/** Checks a policy name; returns it lowercased (names are case-insensitive, as in Vault). */
+export function policyName(name: string): string {
+  if (!NAME.test(name)) throw new Error(`policy name "${name}" is invalid: use letters, digits, ".", "_", "-", "@", at most 128`);
+  return name.toLowerCase();
+}
+
+/** Parses policy text (HCL or JSON) into path rules; throws a message that names the problem. */
+export function parsePolicy(text: string): PathRule[] {
+  let doc: HclObject;
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      doc = JSON.parse(trimmed) as HclObject;
+    } catch (err) {
+      throw new Error(`policy is not valid JSON: ${(err as Error).message}`);
+    }
+  } else {
+    doc = parseHcl(text);
+  }
+  for (const key of Object.keys(doc)) if (key !== 'path' && key !== 'name') throw new Error(`policy: unknown top-level key "${key}"`);
+  const paths = doc.path;
+  if (paths === undefined) return [];
+  if (!isObject(paths)) throw new Error('policy: "path" must be blocks such as path "secret/*" { capabilities = ["read"] }');
+  const rules: PathRule[] = [];
+  for (const [path, body] of Object.entries(paths)) {
+    checkPattern(path);
+    if (!isObject(body)) throw new Error(`policy path "${path}": expected a block`);
+    const caps = new Set<Capability>();
+    for (const [key, value] of Object.entries(body)) {
+      if (key === 'capabilities') {
+        if (!Array.isArray(value)) throw new Error(`policy path "${path}": capabilities must be a list`);
+        for (const c of value) {
+          if (typeof c !== 'string' || !CAPABILITIES.includes(c.toLowerCase() as Capability)) {
+            throw new Error(`policy path "${path}": invalid capability "${String(c)}"; use ${CAPABILITIES.join(', ')}`);
+          }
+          caps.add(c.toLowerCase() as Capability);
+        }
+      } else if (key === 'policy') {
+        const old = typeof value === 'string' ? OLD_STYLE[value] : undefined;
+        if (!old) throw new Error(`policy path "${path}": policy must be one of deny, read, write, sudo`);
+        old.forEach((c) => caps.add(c));
+      } else if (!['allowed_parameters', 'denied_parameters', 'required_parameters', 'min_wrapping_ttl', 'max_wrapping_ttl', 'control_group', 'mfa_methods'].includes(key)) {
+        throw new Error(`policy path "${path}": unknown key "${key}"`);
+      }
+    }
+    rules.push({ path, capabilities: caps.has('deny') ? ['deny'] : [...caps] });
+  }
+  return rules;
+}
+
+function isObject(v: HclValue | undefined): v is HclObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function checkPattern(path: string): void {
+  const star = path.indexOf('*');
+  if (star >= 0 && star !== path.length - 1) throw new Error(`policy path "${path}": "*" is only allowed at the end of a path`);
+  if (path.split('/').some((seg) => seg.includes('+') && seg !== '+')) {
+    throw new Error(`policy path "${path}": "+" must be a whole path segment, as in "secret/+/config"`);
+  }
+}
+
+/** One compiled rule: a pattern and its merged capabilities. */
+interface CompiledRule {
+  readonly pattern: string;
+  readonly regex: RegExp;
+  readonly caps: ReadonlySet<Capability>;
+  readonly firstWildcard: number;
+  readonly glob: boolean;
+  readonly plusCount: number;
+}
+
+/**
+ * The access control list of a token: its policies merged. A request path is governed by exactly
+ * one rule, the most specific that matches (Vault's priority: exact, then the later first wildcard,
+ * no trailing glob, fewer `+`, longer, lexically larger); deny wins within it.
+ */
+export class Acl {
+  readonly root: boolean;
+  private readonly rules: CompiledRule[];
+
+  constructor(policies: readonly StoredPolicy[], root = false) {
+    this.root = root;
+    const merged = new Map<string, Set<Capability>>();
+    for (const p of policies) {
+      for (const r of p.rules) {
+        const caps = merged.get(r.path) ?? new Set<Capability>();
+        r.capabilities.forEach((c) => caps.add(c));
+        merged.set(r.path, caps);
+      }
+    }
+    this.rules = [...merged].map(([pattern, caps]) => compile(pattern, caps.has('deny') ? new Set<Capability>(['deny']) : caps));
+  }
+
+  /** The capabilities on a path (`root` for the root token; `deny` when none). */
+  capabilities(path: string): string[] {
+    if (this.root) return ['root'];
+    const rule = this.match(path);
+    if (!rule || rule.caps.has('deny') || rule.caps.size === 0) return ['deny'];
+    return [...rule.caps].sort();
+  }
+
+  allows(path: string, capability: Capability): boolean {
+    if (this.root) return true;
+    const rule = this.match(path);
+    return !!rule && !rule.caps.has('deny') && rule.caps.has(capability);
+  }
+
+  private match(path: string): CompiledRule | undefined {
+    let best: CompiledRule | undefined;
+    for (const rule of this.rules) {
+      if (!rule.regex.test(path)) continue;
+      if (!best || higher(rule, best)) best = rule;
+    }
+    return best;
+  }
+}
+
+function compile(pattern: string, caps: Set<Capability>): CompiledRule {
+  const glob = pattern.endsWith('*');
+  const body = glob ? pattern.slice(0, -1) : pattern;
+  const source = body
+    .split('/')
+    .map((seg) => (seg === '+' ? '[^/]*' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  // checkPattern allows "+" only as a whole segment, so its first index is the first segment wildcard.
+  const plusAt = pattern.indexOf('+');
+  return {
+    pattern,
+    regex: new RegExp(`^${source}${glob ? '.*' : ''}$`, 's'),
+    caps,
+    firstWildcard: Math.min(plusAt < 0 ? Infinity : plusAt, glob ? pattern.length - 1 : Infinity),
+    glob,
+    plusCount: pattern.split('/').filter((s) => s === '+').length,
+  };
+}
+
+/** Vault's rule priority: true when a is more specific than b. */
+function higher(a: CompiledRule, b: CompiledRule): boolean {
+  if (a.firstWildcard !== b.firstWildcard) return a.firstWildcard > b.firstWildcard;
+  if (a.glob !== b.glob) return !a.glob;
+  if (a.plusCount !== b.plusCount) return a.plusCount < b.plusCount;
+  if (a.pattern.length !== b.pattern.length) return a.pattern.length > b.pattern.length;
+  return a.pattern > b.pattern;
+}
+
+const DEFAULT_POLICY: StoredPolicy = { name: 'default', text: DEFAULT_POLICY_TEXT, rules: parsePolicy(DEFAULT_POLICY_TEXT) };
+const ACL_CACHE_SIZE = 1000;
+
+/**
+ * Policies in storage (sealed), `default` built in until it is written, `root` always. The ACL of
+ * a set of policies is compiled once per version of its rows: rows are read on every request (so
+ * a change by another server applies at once) and the cache is keyed by their ciphertexts.
+ */
+export class PolicyStore {
+  private readonly acls = new Map<string, Acl>();
+
+  constructor(private readonly barrier: Barrier) {}
+
+  async get(db: Db, name: string): Promise<StoredPolicy | undefined> {
+    if (name === 'root') return { name: 'root', text: '', rules: [] };
+    const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_policies WHERE name = ?', [name]);
+    if (row) return this.barrier.openJson<StoredPolicy>(db, row.sealed, `policy:${name}`);
+    return name === 'default' ? DEFAULT_POLICY : undefined;
+  }
+
+  async put(db: Db, name: string, text: string): Promise<void> {
+    const policy: StoredPolicy = { name, text, rules: parsePolicy(text) };
+    const sealed = await this.barrier.sealJson(db, policy, `policy:${name}`);
+    await db.run('INSERT INTO secrets_policies (name, sealed) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET sealed = excluded.sealed', [
+      name,
+      sealed,
+    ]);
+  }
+
+  async delete(db: Db, name: string): Promise<void> {
+    await db.run('DELETE FROM secrets_policies WHERE name = ?', [name]);
+  }
+
+  async names(db: Db): Promise<string[]> {
+    const rows = await db.all<{ name: string }>('SELECT name FROM secrets_policies ORDER BY name');
+    const names = new Set(rows.map((r) => r.name));
+    names.add('default');
+    names.add('root');
+    return [...names].sort();
+  }
+
+  /** The ACL of a set of policy names (unknown names grant nothing). */
+  async acl(db: Db, names: readonly string[]): Promise<Acl> {
+    if (names.includes('root')) return new Acl([], true);
+    const rows = new Map<string, string>();
+    for (const name of names) {
+      const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_policies WHERE name = ?', [name]);
+      if (row) rows.set(name, row.sealed);
+    }
+    const key = JSON.stringify(names.map((n) => [n, rows.get(n) ?? null]));
+    let acl = this.acls.get(key);
+    if (!acl) {
+      const policies: StoredPolicy[] = [];
+      for (const name of names) {
+        const sealed = rows.get(name);
+        if (sealed) policies.push(await this.barrier.openJson<StoredPolicy>(db, sealed, `policy:${name}`));
+        else if (name === 'default') policies.push(DEFAULT_POLICY);
+      }
+      acl = new Acl(policies);
+      if (this.acls.size >= ACL_CACHE_SIZE) this.acls.delete(this.acls.keys().next().value!);
+      this.acls.set(key, acl);
+    }
+    return acl;
+  }
+}

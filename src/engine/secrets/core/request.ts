@@ -1,0 +1,370 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import type { SecretsCore } from './core';
+import { Acl } from './policies';
+import { ipAllowed, rootEntry, SYSTEM_MAX_TTL } from './tokens';
+import { AuthSpec, Caller, EngineRoute, EngineType, MountEntry, Operation, SecretsRequest, SecretsResponse, TokenEntry } from './types';
+import { HangarError, ValidationError } from '../../http/errors';
+import type { Db } from '../../storage';
+
+export interface IncomingRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: unknown;
+  readonly ip: string;
+  readonly id: string;
+  readonly baseUrl: string;
+  /** The token from X-Secrets-Token, X-Vault-Token or Bearer. */
+  readonly token?: string;
+  /** The in-process transport of this process (the local administrator). */
+  readonly localAdmin: boolean;
+}
+
+export interface OutgoingResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly contentType?: string;
+  readonly body?: string | Buffer | object;
+}
+
+export const permissionDenied = () => new HangarError(403, ['permission denied']);
+export const badInput = (...messages: string[]) => new HangarError(400, messages);
+/** Vault's 404 for a missing object: no message. */
+export const missing = () => new HangarError(404, []);
+
+/** The request path after `/v1/`, decoded segment by segment, and its query. */
+function splitUrl(url: string): { path: string; query: Record<string, string> } {
+  const q = url.indexOf('?');
+  const rawPath = (q < 0 ? url : url.slice(0, q)).replace(/^\/v1\/?/, '');
+  let path: string;
+  try {
+    path = rawPath.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    throw badInput('request path is not valid percent-encoding');
+  }
+  const query: Record<string, string> = {};
+  if (q >= 0) for (const [k, v] of new URLSearchParams(url.slice(q + 1))) query[k] = v;
+  return { path: path.replace(/\/{2,}/g, '/'), query };
+}
+
+function operationOf(method: string, query: Record<string, string>): Operation | 'write' {
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      return query.list === 'true' || query.list === '1' ? 'list' : 'read';
+    case 'LIST':
+      return 'list';
+    case 'POST':
+    case 'PUT':
+      return 'write';
+    case 'DELETE':
+      return 'delete';
+    default:
+      throw new HangarError(405, [`unsupported method ${method}`]);
+  }
+}
+
+/** Matches a path against a route pattern; returns the parameters or undefined. */
+export function matchPattern(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/').filter((s) => s !== '');
+  const have = path.split('/').filter((s) => s !== '');
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i];
+    if (w.startsWith('*')) {
+      const rest = have.slice(i).join('/');
+      if (!rest) return undefined;
+      params[w.slice(1)] = rest;
+      return params;
+    }
+    if (i >= have.length) return undefined;
+    if (w.startsWith(':')) params[w.slice(1)] = have[i];
+    else if (w !== have[i]) return undefined;
+  }
+  return want.length === have.length ? params : undefined;
+}
+
+/** The route of a mount that serves a relative path and operation, or a 404/405. */
+function findRoute(type: EngineType, rel: string, op: Operation | 'write'): { route: EngineRoute; params: Record<string, string> } {
+  let pathMatched = false;
+  for (const route of type.routes) {
+    const params = matchPattern(route.pattern, rel);
+    if (!params) continue;
+    pathMatched = true;
+    const handles = op === 'write' ? route.write ?? route.create ?? route.update : route[op];
+    if (handles) return { route, params };
+  }
+  if (pathMatched) throw new HangarError(405, ['unsupported operation']);
+  throw new HangarError(404, [`unsupported path: ${rel || '/'}`]);
+}
+
+function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return (value ?? {}) as T;
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  throw new ValidationError(
+    result.error.issues.map((issue) => {
+      const field = issue.path.map(String).join('.') || where;
+      const given = issue.path.reduce<unknown>((v, k) => (v && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined), value);
+      if (issue.code === 'invalid_type' && given === undefined) return `${field} is required`;
+      if (issue.code === 'invalid_type' && /^Invalid input/.test(issue.message)) {
+        return `${field}: must be ${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
+      }
+      return `${field}: ${issue.message}`;
+    }),
+  );
+}
+
+interface Plan {
+  readonly mount: MountEntry;
+  readonly type: EngineType;
+  readonly route: EngineRoute;
+  readonly params: Record<string, string>;
+  readonly rel: string;
+  readonly operation: Operation;
+  readonly caller?: Caller;
+  readonly body: unknown;
+  readonly query: unknown;
+}
+
+/**
+ * The secrets API's request pipeline. Phase one, in a read-only transaction: the mount and its
+ * route, the caller's token, the ACL (create or update by the target's existence, sudo where
+ * required), then validation, so a caller without the capability learns nothing about the input.
+ * Phase two: the handler in one transaction (read-only when the route says so), with the token's
+ * use counted and any token or lease the response carries registered in the same transaction.
+ * Revocations through engines run after the commit.
+ */
+export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise<OutgoingResponse> {
+  const { storage, clock } = core.engine;
+  const { path, query } = splitUrl(req.url);
+  const op0 = operationOf(req.method, query);
+  const tasks: Array<() => Promise<void>> = [];
+  const afterCommit = (task: () => Promise<void>) => void tasks.push(task);
+
+  const makePlan = async (db: Db): Promise<Plan> => {
+    const now = clock.now();
+    const mount = await core.mounts.resolve(db, path);
+    // The same message as the other APIs' unknown endpoints (engine/http/api.ts).
+    if (!mount) throw new HangarError(404, [`No such endpoint: ${req.method} /v1/${path}`]);
+    const type = core.engineType(mount.kind, mount.type);
+    if (!type) throw new HangarError(404, [`no handler for route "${path}": engine type "${mount.type}" is not available`]);
+    const rel = path.slice(mount.path.length).replace(/^\/+|\/+$/g, '');
+    const { route, params } = findRoute(type, rel, op0);
+    const caller = route.unauthenticated ? undefined : await authenticate(core, db, req, now);
+    let operation: Operation = op0 === 'write' ? 'update' : op0;
+    if (op0 === 'write') {
+      if (route.exists) {
+        const probe = requestFor(core, req, db, now, { mount, rel, params, operation: 'update', caller, body: {}, query }, () => undefined);
+        operation = (await route.exists(probe)) ? 'update' : 'create';
+      } else if (route.create && !route.update && !route.write) {
+        operation = 'create';
+      }
+    }
+    if (caller) {
+      const acl = caller.root ? new Acl([], true) : await core.policies.acl(db, caller.entry.policies);
+      const aclPath = operation === 'list' ? `${path.replace(/\/+$/, '')}/` : path.replace(/\/+$/, '');
+      if (!acl.allows(aclPath, operation) || (route.sudo && !acl.allows(aclPath, 'sudo'))) throw permissionDenied();
+    }
+    // Writes carry their input in the body; reads, lists and deletes in the query string.
+    const parsedQuery = op0 === 'write' ? withoutList(query) : parseInput(route.query, withoutList(query), 'query');
+    const body = op0 === 'write' ? parseInput(route.body, req.body, 'body') : parsedQuery;
+    return { mount, type, route, params, rel, operation, caller, body, query: parsedQuery };
+  };
+
+  /** Counts a use of a limited token; the last use revokes it once the request is done. */
+  const countUse = async (db: Db, plan: Plan): Promise<Plan> => {
+    if (!plan.caller || plan.caller.entry.numUses <= 0) return plan;
+    const left = await core.tokens.use(db, plan.caller.entry);
+    if (left < 0) throw permissionDenied();
+    const idHash = plan.caller.entry.idHash;
+    if (left === 0) afterCommit(() => revokeAfterLastUse(core, idHash));
+    return { ...plan, caller: { ...plan.caller, entry: { ...plan.caller.entry, numUses: left } } };
+  };
+
+  const run = async (db: Db, plan: Plan): Promise<Rendered | undefined> => {
+    const now = clock.now();
+    const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, db, now, plan, afterCommit));
+    return res && render(core, db, now, req, plan, res);
+  };
+
+  const limited = (plan: Plan) => !!plan.caller && plan.caller.entry.numUses > 0;
+  const own = (plan: Plan) => plan.route.ownTransactions?.includes(plan.operation) === true;
+  // A read-only route of an unlimited token runs in the planning transaction itself.
+  const first = await storage.tx(
+    async (db) => {
+      const plan = await makePlan(db);
+      if (plan.route.readOnly === true && !limited(plan) && !own(plan)) return { plan, done: true, result: await run(db, plan) };
+      return { plan, done: false, result: undefined };
+    },
+    { readOnly: true },
+  );
+  let result = first.result;
+  if (!first.done && own(first.plan)) {
+    const plan = await storage.tx((db) => countUse(db, first.plan));
+    const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, noDb, clock.now(), plan, afterCommit));
+    result = res && (await storage.tx((db) => render(core, db, clock.now(), req, plan, res)));
+  } else if (!first.done) {
+    result = await storage.tx(async (db) => run(db, await countUse(db, first.plan)), {
+      readOnly: first.plan.route.readOnly === true && !limited(first.plan),
+    });
+  }
+  for (const task of tasks) await task();
+
+  if (!result) return { status: 204, headers: {} };
+  if ('raw' in result && result.raw) {
+    const raw = result.raw as { contentType: string; body: string | Buffer };
+    return { status: (result.status as number) ?? 200, headers: { ...(result.headers as object) }, contentType: raw.contentType, body: raw.body };
+  }
+  return { status: 200, headers: {}, contentType: 'application/json; charset=utf-8', body: result };
+}
+
+type Rendered = Record<string, unknown> | SecretsResponse;
+
+function withoutList(query: Record<string, string>): Record<string, string> {
+  const { list: _list, ...rest } = query;
+  return rest;
+}
+
+function handlerFor(route: EngineRoute, op: Operation) {
+  const h = op === 'create' ? route.create ?? route.write : op === 'update' ? route.update ?? route.write : route[op];
+  if (!h) throw new HangarError(405, ['unsupported operation']);
+  return h;
+}
+
+const noDb: Db = {
+  all: () => Promise.reject(new Error('this route opens its own transactions')),
+  get: () => Promise.reject(new Error('this route opens its own transactions')),
+  run: () => Promise.reject(new Error('this route opens its own transactions')),
+};
+
+function requestFor(
+  core: SecretsCore,
+  req: IncomingRequest,
+  db: Db,
+  now: number,
+  plan: Pick<Plan, 'mount' | 'rel' | 'params' | 'operation' | 'caller' | 'body' | 'query'>,
+  afterCommit: (task: () => Promise<void>) => void,
+): SecretsRequest {
+  return {
+    operation: plan.operation,
+    method: req.method,
+    path: plan.rel,
+    params: plan.params,
+    body: plan.body as Record<string, unknown>,
+    query: plan.query as Record<string, unknown>,
+    mount: plan.mount,
+    store: core.store(db, plan.mount),
+    db,
+    now,
+    core,
+    engine: core.engine,
+    caller: plan.caller,
+    clientIp: req.ip,
+    requestId: req.id,
+    baseUrl: req.baseUrl,
+    headers: req.headers,
+    afterCommit,
+  };
+}
+
+async function authenticate(core: SecretsCore, db: Db, req: IncomingRequest, now: number): Promise<Caller> {
+  if (req.localAdmin) return { token: '', entry: rootEntry(undefined, now), root: true };
+  const token = req.token;
+  const found = token ? await core.tokenEntry(db, token, now) : undefined;
+  if (!token || !found || !ipAllowed(req.ip, found.entry.boundCidrs)) throw permissionDenied();
+  return { token, ...found };
+}
+
+async function revokeAfterLastUse(core: SecretsCore, idHash: string): Promise<void> {
+  const { storage, clock } = core.engine;
+  const leases = await storage.tx((db) => core.revokeToken(db, idHash, clock.now()));
+  await core.revokeLeases(leases);
+}
+
+/** The response envelope; registers the response's lease and issues its token. */
+async function render(
+  core: SecretsCore,
+  db: Db,
+  now: number,
+  req: IncomingRequest,
+  plan: Plan,
+  res: SecretsResponse,
+): Promise<Rendered> {
+  if (res.raw) return res;
+  const envelope: Record<string, unknown> = {
+    request_id: req.id || randomUUID(),
+    lease_id: '',
+    renewable: false,
+    lease_duration: 0,
+    data: res.data ?? null,
+    wrap_info: null,
+    warnings: res.warnings?.length ? res.warnings : null,
+    auth: null,
+    mount_type: plan.mount.type,
+  };
+  if (res.topLevel && res.data) for (const [k, v] of Object.entries(res.data)) if (!(k in envelope)) envelope[k] = v;
+  if (res.lease) {
+    const tokenHash = plan.caller && !plan.caller.root ? plan.caller.entry.type === 'batch' ? plan.caller.entry.parentHash : plan.caller.entry.idHash : undefined;
+    const lease = await core.leases.register(db, { mount: plan.mount, path: plan.rel, tokenHash, spec: res.lease, now });
+    Object.assign(envelope, { lease_id: lease.id, lease_duration: lease.ttl, renewable: lease.renewable });
+  }
+  if (res.renewed) Object.assign(envelope, { lease_id: res.renewed.id, lease_duration: res.renewed.ttl, renewable: res.renewed.renewable });
+  const issued = res.issued ?? (res.auth ? await issueLoginToken(core, db, now, plan.mount, plan.rel, res.auth) : undefined);
+  if (issued) envelope.auth = authObject(issued.token, issued.entry, now);
+  return envelope;
+}
+
+/** The orphan token of a login, under the auth mount's TTL tuning. */
+export async function issueLoginToken(core: SecretsCore, db: Db, now: number, mount: MountEntry, rel: string, auth: AuthSpec) {
+  const mountMax = mount.maxLeaseTtl || SYSTEM_MAX_TTL;
+  const maxTtl = auth.maxTtl && auth.maxTtl > 0 ? Math.min(auth.maxTtl, mountMax) : mountMax;
+  const ttl = auth.ttl && auth.ttl > 0 ? auth.ttl : mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+  return core.tokens.create(
+    db,
+    {
+      policies: normalizePolicies(auth.policies, auth.noDefaultPolicy === true),
+      meta: auth.metadata,
+      displayName: auth.displayName,
+      numUses: auth.numUses,
+      ttl: Math.min(ttl, maxTtl),
+      maxTtl,
+      explicitMaxTtl: auth.explicitMaxTtl,
+      period: auth.period,
+      renewable: auth.renewable,
+      type: auth.type === 'batch' ? 'batch' : 'service',
+      path: `${mount.path}${rel}`,
+      boundCidrs: auth.boundCidrs,
+      role: auth.role,
+    },
+    now,
+  );
+}
+
+/** Sorted, de-duplicated, lowercased, with `default` unless refused (never with `root`). */
+export function normalizePolicies(policies: readonly string[], noDefault: boolean): string[] {
+  const set = new Set(policies.map((p) => p.trim().toLowerCase()).filter((p) => p !== ''));
+  if (!noDefault && !set.has('root')) set.add('default');
+  return [...set].sort();
+}
+
+/** Vault's `auth` object of a response. */
+export function authObject(token: string, entry: TokenEntry, now: number): Record<string, unknown> {
+  const ttl = entry.expireAt ? Math.max(0, Math.round((entry.expireAt - now) / 1000)) : 0;
+  return {
+    client_token: token,
+    accessor: entry.accessor,
+    policies: entry.policies,
+    token_policies: entry.policies,
+    identity_policies: null,
+    metadata: Object.keys(entry.meta).length ? entry.meta : null,
+    lease_duration: ttl,
+    renewable: entry.renewable,
+    entity_id: '',
+    token_type: entry.type,
+    orphan: entry.orphan,
+    mfa_requirement: null,
+    num_uses: Math.max(0, entry.numUses),
+  };
+}

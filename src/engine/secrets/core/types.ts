@@ -1,0 +1,208 @@
+import type { z } from 'zod';
+import type { SecretsCore } from './core';
+import type { MountStore } from './store';
+import type { Engine } from '../../engine';
+import type { Db } from '../../storage';
+
+/** What a request does, as the ACL sees it (Vault's logical operations). */
+export type Operation = 'create' | 'read' | 'update' | 'delete' | 'list';
+export type Capability = Operation | 'sudo' | 'deny';
+export const CAPABILITIES: readonly Capability[] = ['create', 'read', 'update', 'delete', 'list', 'sudo', 'deny'];
+
+/** A mounted secrets engine or auth method (`sys/mounts`, `sys/auth`). */
+export interface MountEntry {
+  /** Full path with a trailing slash: `pki/`, `auth/jwt/`, `sys/`, `auth/token/`. */
+  readonly path: string;
+  readonly kind: 'secret' | 'auth';
+  readonly type: string;
+  readonly description: string;
+  readonly accessor: string;
+  readonly uuid: string;
+  /** Seconds; 0 means the system default (768h). */
+  readonly defaultLeaseTtl: number;
+  readonly maxLeaseTtl: number;
+  readonly options: Readonly<Record<string, string>>;
+  readonly local: boolean;
+  readonly sealWrap: boolean;
+  readonly createdAt: number;
+}
+
+/** A token as the core knows it (service tokens are stored; batch tokens carry this sealed). */
+export interface TokenEntry {
+  /** SHA-256 of the token. */
+  readonly idHash: string;
+  readonly accessor: string;
+  readonly parentHash?: string;
+  readonly policies: readonly string[];
+  readonly meta: Readonly<Record<string, string>>;
+  readonly displayName: string;
+  /** Uses left; 0 is unlimited. */
+  readonly numUses: number;
+  readonly creationTime: number;
+  readonly creationTtl: number;
+  /** Epoch ms; 0 never expires. */
+  readonly expireAt: number;
+  /** Epoch ms beyond which renewals cannot go; 0 unbounded. */
+  readonly maxExpireAt: number;
+  readonly explicitMaxTtl: number;
+  readonly period: number;
+  readonly renewable: boolean;
+  readonly type: 'service' | 'batch';
+  readonly orphan: boolean;
+  readonly path: string;
+  readonly boundCidrs: readonly string[];
+  readonly role?: string;
+  readonly lastRenewalTime?: number;
+}
+
+/** The authenticated caller of a request. */
+export interface Caller {
+  /** The token as presented (needed for lookup-self, never stored). */
+  readonly token: string;
+  readonly entry: TokenEntry;
+  readonly root: boolean;
+}
+
+/** An auth method's answer to a login: the core turns it into a token. */
+export interface AuthSpec {
+  readonly policies: readonly string[];
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly displayName: string;
+  readonly ttl?: number;
+  readonly maxTtl?: number;
+  readonly explicitMaxTtl?: number;
+  readonly period?: number;
+  readonly numUses?: number;
+  readonly boundCidrs?: readonly string[];
+  readonly noDefaultPolicy?: boolean;
+  readonly type?: 'service' | 'batch' | 'default';
+  readonly renewable?: boolean;
+  readonly role?: string;
+}
+
+/** A lease-bearing answer: the core registers a lease whose revocation goes back to the engine. */
+export interface LeaseSpec {
+  /** Requested TTL in seconds; 0 uses the mount's default. Capped by the mount's max. */
+  readonly ttl?: number;
+  readonly maxTtl?: number;
+  readonly renewable?: boolean;
+  /** Stored sealed with the lease and handed to the engine's revoke and renew hooks. */
+  readonly internal?: unknown;
+}
+
+export interface SecretsResponse {
+  readonly status?: number;
+  readonly data?: Record<string, unknown>;
+  /** A login: the core issues an orphan token from it (policies, TTLs under the auth mount's tuning). */
+  readonly auth?: AuthSpec;
+  /** A token the handler issued itself (the token store), rendered as `auth`. */
+  readonly issued?: { readonly token: string; readonly entry: TokenEntry };
+  readonly lease?: LeaseSpec;
+  /** A lease the handler renewed (`sys/leases/renew`): shown in the envelope's lease fields. */
+  readonly renewed?: { readonly id: string; readonly ttl: number; readonly renewable: boolean };
+  readonly warnings?: readonly string[];
+  /** Also copy `data`'s keys to the top level (Vault's older `sys/` responses, which clients read). */
+  readonly topLevel?: boolean;
+  /** A response that is not the JSON envelope (raw PEM, text/plain keys). */
+  readonly raw?: { readonly contentType: string; readonly body: string | Buffer };
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** What a route handler gets. */
+export interface SecretsRequest<B = Record<string, unknown>, Q = Record<string, unknown>> {
+  readonly operation: Operation;
+  readonly method: string;
+  /** Path relative to the mount, without leading or trailing slash. */
+  readonly path: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly body: B;
+  readonly query: Q;
+  readonly mount: MountEntry;
+  /** Sealed key-value storage of this mount. */
+  readonly store: MountStore;
+  readonly db: Db;
+  readonly now: number;
+  readonly core: SecretsCore;
+  readonly engine: Engine;
+  readonly caller?: Caller;
+  readonly clientIp: string;
+  readonly requestId: string;
+  /** Scheme, host and port the client used. */
+  readonly baseUrl: string;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** Runs after the request's transaction committed (revocations through engines). */
+  afterCommit(task: () => Promise<void>): void;
+}
+
+export type Handler<B = any, Q = any> = (req: SecretsRequest<B, Q>) => Promise<SecretsResponse | undefined>;
+
+/** One path of an engine's route table (relative to its mount), Vault's framework.Path. */
+export interface EngineRoute {
+  /** `role/:name`, `config`, `creds/:name`, `cert/*serial`; `:x` is one segment, `*x` the rest. */
+  readonly pattern: string;
+  /** Input of writes (POST, PUT): the JSON body (or form fields). */
+  readonly body?: z.ZodType;
+  /** Input of reads, lists and deletes: the query string; handlers get it as `body` too. */
+  readonly query?: z.ZodType;
+  /** Handlers by operation; `write` serves create and update, told apart by `exists`. */
+  readonly read?: Handler;
+  readonly list?: Handler;
+  readonly delete?: Handler;
+  readonly write?: Handler;
+  readonly create?: Handler;
+  readonly update?: Handler;
+  /** Whether the target exists: a write then needs `update`, else `create`. Without it a write is an update. */
+  readonly exists?: (req: SecretsRequest) => Promise<boolean>;
+  /** No token needed (login, OIDC callback, public keys). */
+  readonly unauthenticated?: boolean;
+  /** Also needs the `sudo` capability. */
+  readonly sudo?: boolean;
+  /** Reads that write nothing run in a read-only transaction. */
+  readonly readOnly?: boolean;
+  /**
+   * Operations whose handlers do slow external work (HTTP to a provider, a database): they run
+   * outside any transaction and open their own through `req.core.context(req.mount).tx`.
+   */
+  readonly ownTransactions?: readonly Operation[];
+}
+
+/** A stored lease as the engine's hooks see it. */
+export interface LeaseRecord {
+  readonly id: string;
+  readonly mountPath: string;
+  readonly path: string;
+  readonly issueTime: number;
+  readonly expireAt: number;
+  readonly maxExpireAt: number;
+  readonly renewable: boolean;
+  readonly lastRenewalTime?: number;
+  readonly internal: unknown;
+}
+
+/** What an engine's hooks outside a request get. */
+export interface EngineContext {
+  readonly engine: Engine;
+  readonly core: SecretsCore;
+  readonly mount: MountEntry;
+  readonly now: number;
+  /** Runs fn in a transaction with this mount's storage. */
+  tx<T>(fn: (store: MountStore, db: Db) => Promise<T>): Promise<T>;
+}
+
+/** A kind of secrets engine or auth method: the plug-in interface. */
+export interface EngineType {
+  readonly type: string;
+  readonly kind: 'secret' | 'auth';
+  readonly description: string;
+  readonly routes: readonly EngineRoute[];
+  /**
+   * Revokes what a lease stands for (drops the database user, deletes the account...). Runs outside
+   * any transaction (use `ctx.tx`), and must be idempotent: after a crash, or with several servers,
+   * it may run again for a lease it already revoked. Throwing leaves the lease marked for a retry.
+   */
+  revoke?(lease: LeaseRecord, ctx: EngineContext): Promise<void>;
+  /** Checks a renewal; throw to refuse it. */
+  renew?(lease: LeaseRecord, ctx: EngineContext): Promise<void>;
+  /** Mounted for the first time (defaults, keys). */
+  mounted?(ctx: EngineContext): Promise<void>;
+}

@@ -1,0 +1,164 @@
+import { createPublicKey, KeyObject, X509Certificate } from 'node:crypto';
+import { z } from 'zod';
+import { discover, fetchJson } from './keys';
+import { commaList, flexibleBoolean } from '../../core/durations';
+import { badInput, missing } from '../../core/request';
+import { EngineRoute, SecretsRequest } from '../../core/types';
+
+export const SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
+
+const ConfigBody = z.object({
+  oidc_discovery_url: z.string().optional(),
+  oidc_discovery_ca_pem: z.string().optional(),
+  oidc_client_id: z.string().optional(),
+  oidc_client_secret: z.string().optional(),
+  oidc_response_mode: z.enum(['query', 'form_post', ''], { message: 'must be query or form_post' }).optional(),
+  oidc_response_types: commaList.optional(),
+  jwks_url: z.string().optional(),
+  jwks_ca_pem: z.string().optional(),
+  jwt_validation_pubkeys: commaList.optional(),
+  bound_issuer: z.string().optional(),
+  jwt_supported_algs: commaList.optional(),
+  default_role: z.string().optional(),
+  provider_config: z.record(z.string(), z.unknown()).nullish(),
+  namespace_in_state: flexibleBoolean.optional(),
+});
+
+/** The login method's configuration, stored sealed at `config` (the client secret included). */
+export interface JwtConfig {
+  readonly oidc_discovery_url: string;
+  readonly oidc_discovery_ca_pem: string;
+  readonly oidc_client_id: string;
+  readonly oidc_client_secret: string;
+  readonly oidc_response_mode: '' | 'query' | 'form_post';
+  readonly oidc_response_types: string[];
+  readonly jwks_url: string;
+  readonly jwks_ca_pem: string;
+  readonly jwt_validation_pubkeys: string[];
+  readonly bound_issuer: string;
+  readonly jwt_supported_algs: string[];
+  readonly default_role: string;
+  readonly provider_config: Record<string, unknown>;
+  readonly namespace_in_state: boolean;
+}
+
+const EMPTY: JwtConfig = {
+  oidc_discovery_url: '',
+  oidc_discovery_ca_pem: '',
+  oidc_client_id: '',
+  oidc_client_secret: '',
+  oidc_response_mode: '',
+  oidc_response_types: [],
+  jwks_url: '',
+  jwks_ca_pem: '',
+  jwt_validation_pubkeys: [],
+  bound_issuer: '',
+  jwt_supported_algs: [],
+  default_role: '',
+  provider_config: {},
+  namespace_in_state: true,
+};
+
+export async function readConfig(req: Pick<SecretsRequest, 'store'>): Promise<JwtConfig | undefined> {
+  const stored = await req.store.get<JwtConfig>('config');
+  return stored && { ...EMPTY, ...stored };
+}
+
+/** A PEM public key or certificate as a KeyObject; throws a message naming the entry. */
+export function publicKeyOf(pem: string, index: number): KeyObject {
+  try {
+    if (pem.includes('BEGIN CERTIFICATE')) return new X509Certificate(pem).publicKey;
+    const key = createPublicKey(pem);
+    return key;
+  } catch {
+    throw badInput(`jwt_validation_pubkeys[${index}]: not a PEM public key or certificate`);
+  }
+}
+
+function checkCaPem(field: string, pem: string): void {
+  if (!pem) return;
+  try {
+    new X509Certificate(pem);
+  } catch {
+    throw badInput(`${field}: not a PEM certificate`);
+  }
+}
+
+function checkUrl(field: string, value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw badInput(`${field}: "${value}" is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badInput(`${field}: "${value}" must be an http(s) URL`);
+}
+
+async function writeConfig(req: SecretsRequest<z.infer<typeof ConfigBody>>): Promise<undefined> {
+  const b = req.body;
+  const config: JwtConfig = {
+    ...EMPTY,
+    ...Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== null)),
+  } as JwtConfig;
+  const sources = [config.oidc_discovery_url, config.jwks_url, config.jwt_validation_pubkeys.length ? 'x' : ''].filter((v) => v !== '');
+  if (sources.length !== 1) {
+    throw badInput("exactly one of 'jwt_validation_pubkeys', 'jwks_url' or 'oidc_discovery_url' must be set");
+  }
+  checkCaPem('oidc_discovery_ca_pem', config.oidc_discovery_ca_pem);
+  checkCaPem('jwks_ca_pem', config.jwks_ca_pem);
+  if (config.oidc_discovery_ca_pem && !config.oidc_discovery_url) throw badInput('oidc_discovery_ca_pem: only with oidc_discovery_url');
+  if (config.jwks_ca_pem && !config.jwks_url) throw badInput('jwks_ca_pem: only with jwks_url');
+  if ((config.oidc_client_id || config.oidc_client_secret) && !config.oidc_discovery_url) {
+    throw badInput('oidc_client_id and oidc_client_secret need oidc_discovery_url');
+  }
+  if (config.oidc_client_secret && !config.oidc_client_id) throw badInput('oidc_client_secret needs oidc_client_id');
+  for (const t of config.oidc_response_types) {
+    if (t !== 'code' && t !== 'id_token') throw badInput(`oidc_response_types: "${t}" is invalid; use code and/or id_token`);
+  }
+  if (config.oidc_response_types.includes('id_token') && config.oidc_response_mode !== 'form_post') {
+    throw badInput("oidc_response_types: 'id_token' needs oidc_response_mode 'form_post'");
+  }
+  for (const alg of config.jwt_supported_algs) {
+    if (!(SIGNING_ALGS as readonly string[]).includes(alg)) throw badInput(`jwt_supported_algs: "${alg}" is not supported; use ${SIGNING_ALGS.join(', ')}`);
+  }
+  config.jwt_validation_pubkeys.forEach((pem, i) => publicKeyOf(pem, i));
+  // Like the public service, the provider is contacted now: a wrong URL or CA fails here, not at login.
+  if (config.oidc_discovery_url) {
+    checkUrl('oidc_discovery_url', config.oidc_discovery_url);
+    try {
+      await discover(config.oidc_discovery_url, config.oidc_discovery_ca_pem || undefined);
+    } catch (err) {
+      throw badInput(`error checking oidc discovery URL: ${(err as Error).message}`);
+    }
+  }
+  if (config.jwks_url) {
+    checkUrl('jwks_url', config.jwks_url);
+    try {
+      const res = await fetchJson(config.jwks_url, config.jwks_ca_pem || undefined);
+      if (res.status !== 200 || !Array.isArray(res.body.keys)) throw new Error(`not a JWKS (status ${res.status})`);
+    } catch (err) {
+      throw badInput(`error checking jwks URL: ${(err as Error).message}`);
+    }
+  }
+  await req.core.context(req.mount).tx((store) => store.put('config', config));
+  return undefined;
+}
+
+/** `config`: write (one of three key sources) and read (never the client secret). */
+export const configRoutes: EngineRoute[] = [
+  {
+    pattern: 'config',
+    body: ConfigBody,
+    // The provider is fetched outside any transaction; the write opens its own.
+    ownTransactions: ['create', 'update'],
+    exists: (req) => req.store.exists('config'),
+    readOnly: true,
+    read: async (req) => {
+      const c = await readConfig(req);
+      if (!c) throw missing();
+      const { oidc_client_secret: _secret, ...shown } = c;
+      return { data: { ...shown, oidc_response_mode: c.oidc_response_mode || 'query', oidc_response_types: c.oidc_response_types.length ? c.oidc_response_types : ['code'] } };
+    },
+    write: writeConfig,
+  },
+];

@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import { HangarError } from '../../../http/errors';
+import { commaList, duration, flexibleBoolean, flexibleInt, rfc3339 } from '../../core/durations';
+import { Acl } from '../../core/policies';
+import { badInput, normalizePolicies, permissionDenied } from '../../core/request';
+import { checkCidr, SYSTEM_MAX_TTL } from '../../core/tokens';
+import { EngineRoute, EngineType, SecretsRequest, SecretsResponse, TokenEntry } from '../../core/types';
+
+const CreateBody = z.object({
+  policies: commaList.optional(),
+  meta: z.record(z.string(), z.string()).optional(),
+  no_parent: flexibleBoolean.optional(),
+  no_default_policy: flexibleBoolean.optional(),
+  renewable: flexibleBoolean.optional(),
+  ttl: duration().optional(),
+  lease: duration().optional(),
+  explicit_max_ttl: duration().optional(),
+  period: duration().optional(),
+  display_name: z.string().max(256).optional(),
+  num_uses: flexibleInt.pipe(z.number().int().min(0, 'must be 0 (unlimited) or more')).optional(),
+  type: z.enum(['service', 'batch', 'default'], { message: 'must be service, batch or default' }).optional(),
+  bound_cidrs: commaList.optional(),
+  id: z.string().optional(),
+  role_name: z.string().optional(),
+  entity_alias: z.string().optional(),
+});
+type CreateBody = z.infer<typeof CreateBody>;
+
+const TokenBody = z.object({ token: z.string({ message: 'token is required' }).min(1, 'token is required') });
+const AccessorBody = z.object({ accessor: z.string({ message: 'accessor is required' }).min(1, 'accessor is required') });
+const Increment = { increment: duration().optional() };
+
+
+/** Vault's token lookup data; `id` only when the caller presented the token itself. */
+export function lookupData(entry: TokenEntry, now: number, id: string): Record<string, unknown> {
+  return {
+    accessor: entry.accessor,
+    creation_time: Math.floor(entry.creationTime / 1000),
+    creation_ttl: entry.creationTtl,
+    display_name: entry.displayName,
+    entity_id: '',
+    expire_time: entry.expireAt ? rfc3339(entry.expireAt) : null,
+    explicit_max_ttl: entry.explicitMaxTtl,
+    id,
+    issue_time: rfc3339(entry.creationTime),
+    meta: Object.keys(entry.meta).length ? entry.meta : null,
+    num_uses: Math.max(0, entry.numUses),
+    orphan: entry.orphan,
+    path: entry.path,
+    policies: entry.policies,
+    renewable: entry.renewable,
+    ttl: entry.expireAt ? Math.max(0, Math.round((entry.expireAt - now) / 1000)) : 0,
+    type: entry.type,
+    ...(entry.period ? { period: entry.period } : {}),
+    ...(entry.boundCidrs.length ? { bound_cidrs: entry.boundCidrs } : {}),
+    ...(entry.lastRenewalTime ? { last_renewal_time: Math.floor(entry.lastRenewalTime / 1000), last_renewal: rfc3339(entry.lastRenewalTime) } : {}),
+    ...(entry.role ? { role: entry.role } : {}),
+  };
+}
+
+async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean): Promise<SecretsResponse> {
+  const caller = req.caller!;
+  const b = req.body;
+  const parent = caller.entry;
+  if (parent.type === 'batch') throw badInput('batch tokens cannot create more tokens');
+  if (parent.numUses !== 0) throw badInput('a token with a use limit cannot create child tokens');
+  if (b.id !== undefined) throw badInput('id: custom token values are not supported; a random token is issued');
+  if (b.role_name !== undefined) throw badInput('role_name: token roles are not supported');
+  const acl = caller.root ? new Acl([], true) : await req.core.policies.acl(req.db, parent.policies);
+  const sudo = acl.allows(`${req.mount.path}${req.path}`, 'sudo');
+  if (b.no_parent && !sudo) throw badInput('root or sudo privileges required to create an orphan token with no_parent');
+  const type = b.type === 'batch' ? 'batch' : 'service';
+  if (type === 'batch' && (b.period || b.num_uses)) throw badInput('batch tokens cannot be periodic or have a use limit');
+  const requested = b.policies ?? parent.policies.filter((p) => p !== 'root' || caller.root);
+  const policies = normalizePolicies(requested, b.no_default_policy === true).filter((p) => !(b.no_default_policy && p === 'default'));
+  if (!caller.root && !sudo) {
+    const allowed = new Set([...parent.policies, 'default']);
+    const extra = policies.filter((p) => !allowed.has(p));
+    if (extra.length) throw badInput(`child policies must be a subset of the parent's: ${extra.join(', ')} not allowed`);
+  }
+  if (policies.includes('root') && !caller.root) throw permissionDenied();
+  for (const cidr of b.bound_cidrs ?? []) {
+    const problem = checkCidr(cidr);
+    if (problem) throw badInput(`bound_cidrs: ${problem}`);
+  }
+  const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
+  let ttl = b.ttl ?? b.lease ?? 0;
+  if (ttl === 0 && !policies.includes('root')) ttl = req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+  ttl = Math.min(ttl, mountMax);
+  const orphan = orphanPath || b.no_parent === true || caller.root;
+  // A child never outlives its parent: its TTL stops at the parent's expiry.
+  if (!orphan && parent.expireAt) {
+    const left = Math.floor((parent.expireAt - req.now) / 1000);
+    ttl = ttl === 0 ? left : Math.min(ttl, left);
+  }
+  const issued = await req.core.tokens.create(
+    req.db,
+    {
+      policies,
+      meta: b.meta,
+      displayName: `token${b.display_name ? `-${b.display_name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` : ''}`,
+      numUses: b.num_uses,
+      ttl,
+      maxTtl: mountMax,
+      explicitMaxTtl: b.explicit_max_ttl,
+      period: b.period,
+      renewable: b.renewable,
+      type,
+      parent: orphan ? undefined : parent,
+      path: `${req.mount.path}${req.path}`,
+      boundCidrs: b.bound_cidrs,
+    },
+    req.now,
+  );
+  return { issued };
+}
+
+/** The entry of a token given in a body, or a 403/400. */
+async function target(req: SecretsRequest, token: string): Promise<TokenEntry> {
+  const found = await req.core.tokenEntry(req.db, token, req.now);
+  if (!found) throw badInput('bad token');
+  return found.entry;
+}
+
+async function byAccessor(req: SecretsRequest, accessor: string): Promise<TokenEntry> {
+  const entry = await req.core.tokens.byAccessor(req.db, accessor, req.now);
+  if (!entry) throw badInput('invalid accessor');
+  return entry;
+}
+
+async function renew(req: SecretsRequest<{ increment?: number }>, entry: TokenEntry, token: string): Promise<SecretsResponse> {
+  if (entry.type === 'batch') throw badInput('batch tokens cannot be renewed');
+  try {
+    const renewed = await req.core.tokens.renew(req.db, entry, req.body.increment ?? 0, req.now);
+    return { issued: { token, entry: renewed } };
+  } catch (err) {
+    if (err instanceof HangarError) throw err;
+    throw badInput((err as Error).message);
+  }
+}
+
+async function revoke(req: SecretsRequest, entry: TokenEntry, orphan = false): Promise<undefined> {
+  if (entry.policies.includes('root') && entry.path === 'auth/token/root') throw badInput("the engine's root token cannot be revoked");
+  if (entry.type === 'batch') throw badInput('batch tokens cannot be revoked; they expire or go with their parent');
+  const leases = await req.core.revokeToken(req.db, entry.idHash, req.now, orphan);
+  req.afterCommit(async () => void (await req.core.revokeLeases(leases)));
+  return undefined;
+}
+
+const routes: EngineRoute[] = [
+  { pattern: 'create', body: CreateBody, write: (req) => createToken(req, false) },
+  { pattern: 'create-orphan', body: CreateBody, write: (req) => createToken(req, true) },
+  {
+    pattern: 'lookup-self',
+    readOnly: true,
+    read: async (req) => ({ data: lookupData(req.caller!.entry, req.now, req.caller!.token) }),
+    write: async (req) => ({ data: lookupData(req.caller!.entry, req.now, req.caller!.token) }),
+  },
+  {
+    pattern: 'lookup',
+    body: TokenBody,
+    readOnly: true,
+    write: async (req) => ({ data: lookupData(await target(req, req.body.token), req.now, req.body.token) }),
+  },
+  {
+    pattern: 'lookup-accessor',
+    body: AccessorBody,
+    readOnly: true,
+    write: async (req) => ({ data: lookupData(await byAccessor(req, req.body.accessor), req.now, '') }),
+  },
+  {
+    pattern: 'renew-self',
+    body: z.object(Increment),
+    write: async (req) => renew(req, req.caller!.entry, req.caller!.token),
+  },
+  {
+    pattern: 'renew',
+    body: TokenBody.extend(Increment),
+    write: async (req) => renew(req, await target(req, req.body.token), req.body.token),
+  },
+  {
+    pattern: 'renew-accessor',
+    body: AccessorBody.extend(Increment),
+    write: async (req) => renew(req, await byAccessor(req, req.body.accessor), ''),
+  },
+  { pattern: 'revoke-self', write: async (req) => revoke(req, req.caller!.entry) },
+  { pattern: 'revoke', body: TokenBody, write: async (req) => revoke(req, await target(req, req.body.token)) },
+  { pattern: 'revoke-accessor', body: AccessorBody, write: async (req) => revoke(req, await byAccessor(req, req.body.accessor)) },
+  { pattern: 'revoke-orphan', body: TokenBody, sudo: true, write: async (req) => revoke(req, await target(req, req.body.token), true) },
+  {
+    pattern: 'accessors',
+    sudo: true,
+    readOnly: true,
+    list: async (req) => {
+      const rows = await req.db.all<{ id_hash: string }>('SELECT id_hash FROM secrets_tokens ORDER BY id_hash');
+      const keys: string[] = [];
+      for (const { id_hash } of rows) {
+        const e = await req.core.tokens.byHash(req.db, id_hash, req.now);
+        if (e) keys.push(e.accessor);
+      }
+      return { data: { keys } };
+    },
+  },
+];
+
+/** The token store, Vault's `auth/token/` (always mounted). */
+export const tokenEngine: EngineType = {
+  type: 'token',
+  kind: 'auth',
+  description: 'token based credentials',
+  routes,
+};

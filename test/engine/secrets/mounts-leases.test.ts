@@ -1,0 +1,242 @@
+import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
+import { mountTestEngine, testEngine } from './test-engine';
+import { ManualClock } from '../../../src/engine/clock';
+import { Engine } from '../../../src/engine/engine';
+import { secretsCore } from '../../../src/engine/secrets/service';
+import { freshStorage, STORAGE_KINDS } from '../../helpers/storage';
+
+describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
+  let s: SecretsTestServer;
+  beforeAll(async () => {
+    s = await startSecrets(kind);
+    (await secretsCore(s.engine)).register(testEngine);
+  });
+  afterAll(() => s.close());
+
+  test('dev mode mounts the spec defaults, in Vault shapes', async () => {
+    const mounts = await s.v('GET', 'sys/mounts');
+    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'database/', 'pki/', 'rabbitmq/', 'ssh/', 'sys/', 'transform/']);
+    expect(mounts.body['pki/']).toEqual(mounts.body.data['pki/']);
+    expect(mounts.body.data['pki/']).toMatchObject({
+      type: 'pki',
+      accessor: expect.stringMatching(/^pki_[0-9a-f]{8}$/),
+      uuid: expect.any(String),
+      config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false },
+      local: false,
+      seal_wrap: false,
+    });
+    const auth = await s.v('GET', 'sys/auth');
+    expect(Object.keys(auth.body.data).sort()).toEqual(['jwt/', 'token/']);
+    expect(auth.body.data['jwt/']).toMatchObject({ type: 'jwt', accessor: expect.stringMatching(/^auth_jwt_/) });
+  });
+
+  test('enable, read, tune, disable a secrets engine', async () => {
+    const enabled = await s.v('POST', 'sys/mounts/team/kv', {
+      type: 'hangar-test',
+      description: 'team engine',
+      config: { default_lease_ttl: '30m', max_lease_ttl: 7200 },
+    });
+    expect(enabled.status).toBe(204);
+    const read = await s.v('GET', 'sys/mounts/team/kv');
+    expect(read.body.data).toMatchObject({ type: 'hangar-test', description: 'team engine', config: { default_lease_ttl: 1800, max_lease_ttl: 7200 } });
+    expect((await s.v('GET', 'sys/mounts/team/kv/tune')).body.data).toEqual({
+      default_lease_ttl: 1800,
+      max_lease_ttl: 7200,
+      force_no_cache: false,
+      description: 'team engine',
+      options: null,
+    });
+    expect((await s.v('POST', 'sys/mounts/team/kv/tune', { default_lease_ttl: '1h', description: 'tuned' })).status).toBe(204);
+    expect((await s.v('GET', 'sys/mounts/team/kv/tune')).body).toMatchObject({ default_lease_ttl: 3600, description: 'tuned' });
+    const lease = await s.v('GET', 'team/kv/creds/a');
+    expect(lease.body.lease_duration).toBe(3600);
+    expect((await s.v('DELETE', 'sys/mounts/team/kv')).status).toBe(204);
+    expect((await s.v('GET', 'team/kv/creds/a')).status).toBe(404);
+    expect((await s.v('DELETE', 'sys/mounts/team/kv')).status).toBe(204);
+  });
+
+  test('bad mount requests: clear errors, nothing mounted', async () => {
+    const before = Object.keys((await s.v('GET', 'sys/mounts')).body.data);
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['sys/mounts/pki', { type: 'hangar-test' }, /path is already in use at pki\//],
+      ['sys/mounts/pki/inner', { type: 'hangar-test' }, /path is already in use at pki\//],
+      ['sys/mounts/new', { type: 'nosuch' }, /plugin not found in the catalog: nosuch/],
+      ['sys/mounts/new', {}, /type is required/],
+      ['sys/mounts/new', { type: 'hangar-test', config: { default_lease_ttl: 'forever' } }, /config.default_lease_ttl: "forever" is not a duration/],
+      ['sys/mounts/new', { type: 'hangar-test', config: { default_lease_ttl: '2h', max_lease_ttl: '1h' } }, /default_lease_ttl: cannot be greater than max_lease_ttl/],
+      ['sys/mounts/new', { type: 'hangar-test', config: { max_lease_ttl: '9999h' } }, /above the system maximum/],
+      ['sys/mounts/bad%20path', { type: 'hangar-test' }, /mount path "bad path" is invalid/],
+      ['sys/mounts/sys', { type: 'hangar-test' }, /already in use at sys\//],
+      ['sys/mounts/new', { type: 'token' }, /plugin not found/],
+      ['sys/mounts/new', { type: 'jwt' }, /plugin not found/],
+      ['sys/auth/new', { type: 'hangar-test' }, /plugin not found/],
+    ];
+    for (const [path, body, message] of cases) {
+      const res = await s.v('POST', path, body);
+      expect(res.status).toBe(400);
+      expect(res.body.errors.join(' ')).toMatch(message);
+    }
+    expect((await s.v('DELETE', 'sys/mounts/sys')).body.errors[0]).toMatch(/cannot unmount "sys\/"/);
+    expect((await s.v('DELETE', 'sys/auth/token')).body.errors[0]).toMatch(/cannot unmount "auth\/token\/"/);
+    expect((await s.v('POST', 'sys/mounts/pki/tune', { max_lease_ttl: 'x' })).status).toBe(400);
+    expect((await s.v('GET', 'sys/mounts/nothing/tune')).status).toBe(400);
+    expect(Object.keys((await s.v('GET', 'sys/mounts')).body.data)).toEqual(before);
+  });
+
+  test('auth methods: enable at another path, tune, disable revokes its tokens', async () => {
+    expect((await s.v('POST', 'sys/auth/corp-sso', { type: 'jwt', description: 'corporate' })).status).toBe(204);
+    expect((await s.v('GET', 'sys/auth')).body.data['corp-sso/']).toMatchObject({ type: 'jwt', description: 'corporate' });
+    expect((await s.v('GET', 'sys/auth/corp-sso/tune')).body.data.max_lease_ttl).toBe(768 * 3600);
+    expect((await s.v('DELETE', 'sys/auth/corp-sso')).status).toBe(204);
+    expect((await s.v('GET', 'sys/auth')).body.data['corp-sso/']).toBeUndefined();
+  });
+
+  test('tuning auth/token sets the TTLs of new tokens', async () => {
+    expect((await s.v('POST', 'sys/auth/token/tune', { default_lease_ttl: '2h', max_lease_ttl: '3h' })).status).toBe(204);
+    const t = await s.v('POST', 'auth/token/create', { policies: ['default'] });
+    expect(t.body.auth.lease_duration).toBe(7200);
+    const capped = await s.v('POST', 'auth/token/create', { policies: ['default'], ttl: '10h' });
+    expect(capped.body.auth.lease_duration).toBe(3 * 3600);
+    await s.v('POST', 'sys/auth/token/tune', { default_lease_ttl: 0, max_lease_ttl: 0 });
+  });
+});
+
+describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
+  let s: SecretsTestServer;
+  beforeAll(async () => {
+    s = await startSecrets(kind);
+    await mountTestEngine(s.engine, s.v);
+  });
+  afterAll(() => s.close());
+
+  const keys = async (what: 'issued' | 'revoked') => (await s.v('LIST', `test/${what}`)).body.data.keys as string[];
+  const issue = async (token = ROOT_TOKEN) => {
+    const res = await s.v('GET', 'test/creds/app', undefined, token);
+    expect(res.status).toBe(200);
+    return res.body as { lease_id: string; lease_duration: number; renewable: boolean; data: { id: string } };
+  };
+
+  test('a lease-bearing response registers a lease; lookup, renew, revoke go through the engine', async () => {
+    const lease = await issue();
+    expect(lease.lease_id).toMatch(/^test\/creds\/app\/[A-Za-z0-9_-]+$/);
+    expect(lease).toMatchObject({ lease_duration: 3600, renewable: true });
+    const looked = await s.v('PUT', 'sys/leases/lookup', { lease_id: lease.lease_id });
+    expect(looked.body.data).toMatchObject({ id: lease.lease_id, ttl: 3600, renewable: true, last_renewal: null });
+    s.clock.advance(600_000);
+    const renewed = await s.v('PUT', 'sys/leases/renew', { lease_id: lease.lease_id, increment: '2h' });
+    expect(renewed.body).toMatchObject({ lease_id: lease.lease_id, lease_duration: 7200, renewable: true });
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: lease.lease_id })).body.data.last_renewal).not.toBeNull();
+    expect(await keys('issued')).toContain(lease.data.id);
+    expect((await s.v('PUT', 'sys/leases/revoke', { lease_id: lease.lease_id })).status).toBe(204);
+    expect(await keys('issued')).not.toContain(lease.data.id);
+    expect(await keys('revoked')).toContain(lease.data.id);
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: lease.lease_id })).body.errors).toEqual(['invalid lease']);
+  });
+
+  test('renewal stops at the mount maximum', async () => {
+    await s.v('POST', 'sys/mounts/test/tune', { max_lease_ttl: '2h' });
+    const lease = await issue();
+    s.clock.advance(1800_000);
+    const renewed = await s.v('PUT', 'sys/renew', { lease_id: lease.lease_id, increment: '5h' });
+    expect(renewed.body.lease_duration).toBe(5400);
+    s.clock.advance(5400_000);
+    expect((await s.v('PUT', 'sys/leases/renew', { lease_id: lease.lease_id })).status).toBe(400);
+    await s.v('POST', 'sys/mounts/test/tune', { max_lease_ttl: 0 });
+  });
+
+  test('expiry revokes through the engine (background job, engine clock)', async () => {
+    const lease = await issue();
+    s.clock.advance(3599_000);
+    await s.engine.scheduler.runOnce();
+    expect(await keys('issued')).toContain(lease.data.id);
+    s.clock.advance(1_000);
+    await s.engine.scheduler.runOnce();
+    expect(await keys('issued')).not.toContain(lease.data.id);
+    expect(await keys('revoked')).toContain(lease.data.id);
+  });
+
+  test('revoking a token revokes its leases, and its children\'s', async () => {
+    await s.v('PUT', 'sys/policies/acl/creds', { policy: 'path "test/creds/*" { capabilities = ["read"] }\npath "auth/token/create" { capabilities = ["update"] }' });
+    const parent = (await s.v('POST', 'auth/token/create', { policies: ['creds'] })).body.auth.client_token;
+    const child = (await s.v('POST', 'auth/token/create', { policies: ['creds'] }, parent)).body.auth.client_token;
+    const a = await issue(parent);
+    const b = await issue(child);
+    const unrelated = await issue();
+    expect((await s.v('POST', 'auth/token/revoke', { token: parent })).status).toBe(204);
+    const revoked = await keys('revoked');
+    expect(revoked).toEqual(expect.arrayContaining([a.data.id, b.data.id]));
+    expect(revoked).not.toContain(unrelated.data.id);
+    // A token that expires takes its leases along too.
+    const short = (await s.v('POST', 'auth/token/create', { policies: ['creds'], ttl: 60 })).body.auth.client_token;
+    const c = await issue(short);
+    s.clock.advance(60_000);
+    await s.engine.scheduler.runOnce();
+    expect(await keys('revoked')).toContain(c.data.id);
+  });
+
+  test('revoke-prefix and the sudo-only listing of lease ids', async () => {
+    const x = await issue();
+    const listed = await s.v('LIST', 'sys/leases/lookup/test/creds/app');
+    expect(listed.body.data.keys).toContain(x.lease_id.split('/').pop());
+    expect((await s.v('PUT', 'sys/leases/revoke-prefix/test/creds')).status).toBe(204);
+    expect(await keys('issued')).toEqual([]);
+    expect((await s.v('LIST', 'sys/leases/lookup/test/creds/app')).status).toBe(404);
+  });
+
+  test('a failed revocation stays marked and is retried with back-off', async () => {
+    await s.v('PUT', 'test/config', { fail_revocations: true });
+    const lease = await issue();
+    const res = await s.v('PUT', 'sys/leases/revoke', { lease_id: lease.lease_id });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatch(/retried in the background: .*the test system is down/);
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: lease.lease_id })).status).toBe(400);
+    await s.v('PUT', 'test/config', { fail_revocations: false });
+    await s.engine.scheduler.runOnce();
+    expect(await keys('issued')).toContain(lease.data.id); // back-off: not yet
+    s.clock.advance(10_000);
+    await s.engine.scheduler.runOnce();
+    expect(await keys('issued')).not.toContain(lease.data.id);
+  });
+
+  test('bad lease requests', async () => {
+    expect((await s.v('PUT', 'sys/leases/lookup', {})).body.errors).toEqual(['lease_id is required']);
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: 'nope' })).body.errors).toEqual(['invalid lease']);
+    expect((await s.v('PUT', 'sys/leases/renew', { lease_id: 'nope' })).status).toBe(400);
+    expect((await s.v('PUT', 'sys/leases/renew', { lease_id: 'x', increment: 'later' })).body.errors[0]).toMatch(/^increment: /);
+    expect((await s.v('PUT', 'sys/leases/revoke', { lease_id: 'nope' })).status).toBe(204);
+  });
+});
+
+describe.each(STORAGE_KINDS)('pending revocations survive a restart (%s)', (kind) => {
+  test('a revocation marked before the stop is completed by the next server', async () => {
+    const storage = await freshStorage(kind);
+    const clock = new ManualClock();
+    const open = async () => {
+      const engine = await Engine.open({ storage: storage.config, dataDir: storage.dataDir, devRootToken: ROOT_TOKEN, clock });
+      (await secretsCore(engine)).register(testEngine);
+      return engine;
+    };
+    const call = async (engine: Engine, method: string, path: string, body?: unknown) =>
+      engine.app('secrets').inject({ method: method as 'GET', url: `/v1/${path}`, headers: { 'x-vault-token': ROOT_TOKEN }, payload: body as object });
+    try {
+      const first = await open();
+      await call(first, 'POST', 'sys/mounts/test', { type: 'hangar-test' });
+      await call(first, 'PUT', 'test/config', { fail_revocations: true });
+      const lease = JSON.parse((await call(first, 'GET', 'test/creds/app')).body);
+      expect((await call(first, 'PUT', 'sys/leases/revoke', { lease_id: lease.lease_id })).statusCode).toBe(400);
+      await first.close();
+
+      const second = await open();
+      await call(second, 'PUT', 'test/config', { fail_revocations: false });
+      clock.advance(60_000);
+      await second.scheduler.runOnce();
+      const issued = JSON.parse((await call(second, 'GET', 'test/issued?list=true')).body);
+      expect(issued.data.keys).toEqual([]);
+      const revoked = JSON.parse((await call(second, 'GET', 'test/revoked?list=true')).body);
+      expect(revoked.data.keys).toEqual([lease.data.id]);
+      await second.close();
+    } finally {
+      await storage.cleanup();
+    }
+  });
+});

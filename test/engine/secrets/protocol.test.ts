@@ -1,0 +1,117 @@
+import { request } from 'undici';
+import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
+import { mountTestEngine } from './test-engine';
+import { parseDuration } from '../../../src/engine/secrets/core/durations';
+
+describe('durations', () => {
+  test('integer seconds, numeric strings and Go duration strings', () => {
+    expect(parseDuration(90)).toBe(90);
+    expect(parseDuration('90')).toBe(90);
+    expect(parseDuration('1h')).toBe(3600);
+    expect(parseDuration('1h30m')).toBe(5400);
+    expect(parseDuration('1.5h')).toBe(5400);
+    expect(parseDuration('2d')).toBe(172800);
+    expect(parseDuration('500ms')).toBe(0);
+    expect(parseDuration('-1')).toBe(-1);
+    expect(parseDuration('')).toBe(0);
+    for (const bad of ['1 h', 'h', '1y', '1h-', 1.5, null, {}, [1]]) expect(parseDuration(bad)).toBeUndefined();
+  });
+});
+
+describe('protocol', () => {
+  let s: SecretsTestServer;
+  beforeAll(async () => {
+    s = await startSecrets('sqlite');
+    await mountTestEngine(s.engine, s.v);
+    await s.v('PUT', 'test/items/a', { value: '1' });
+  });
+  afterAll(() => s.close());
+
+  test('the envelope of a read', async () => {
+    const res = await s.v('GET', 'test/items/a');
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      request_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      lease_id: '',
+      renewable: false,
+      lease_duration: 0,
+      data: { value: '1' },
+      wrap_info: null,
+      warnings: null,
+      auth: null,
+      mount_type: 'hangar-test',
+    });
+  });
+
+  test('writes without a result answer 204; errors are {"errors": [...]}', async () => {
+    const w = await s.v('PUT', 'test/items/b', { value: '2' });
+    expect(w.status).toBe(204);
+    expect(w.text).toBe('');
+    const missing = await s.v('GET', 'test/items/nothing');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ errors: [] });
+    const unknownMount = await s.v('GET', 'nowhere/x');
+    expect(unknownMount.status).toBe(404);
+    expect(unknownMount.body.errors).toEqual(['No such endpoint: GET /v1/nowhere/x']);
+    const unknownPath = await s.v('GET', 'test/nothing/here/at/all');
+    expect(unknownPath.body).toEqual({ errors: ['unsupported path: nothing/here/at/all'] });
+    const unsupported = await s.v('DELETE', 'test/creds/x');
+    expect(unsupported.status).toBe(405);
+    expect(unsupported.body).toEqual({ errors: ['unsupported operation'] });
+    const patch = await s.v('PATCH', 'test/items/a', { value: 'x' });
+    expect(patch.status).toBe(404);
+  });
+
+  test('LIST verb over a real socket, ?list=true, keep-alive afterwards', async () => {
+    const viaVerb = await s.v('LIST', 'test/items');
+    expect(viaVerb.status).toBe(200);
+    expect(viaVerb.body.data.keys).toEqual(['a', 'b']);
+    expect((await s.v('GET', 'test/items?list=true')).body.data.keys).toEqual(['a', 'b']);
+    expect((await s.v('GET', 'test/items?list=1')).body.data.keys).toEqual(['a', 'b']);
+    // The next request on the same connection is an ordinary GET again.
+    expect((await s.v('GET', 'test/items/a')).body.data).toEqual({ value: '1' });
+    const long = await s.v('LIST', `test/${'x'.repeat(3000)}`);
+    expect(long.status).toBe(404);
+  });
+
+  test('bodies: JSON whatever the Content-Type (curl -d), form fields, bad JSON', async () => {
+    const curlStyle = await s.call('secrets', 'POST', '/v1/test/items/c', {
+      raw: '{"value":"3"}',
+      headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(curlStyle.status).toBe(204);
+    expect((await s.v('GET', 'test/items/c')).body.data).toEqual({ value: '3' });
+    const form = await s.call('secrets', 'POST', '/v1/test/items/d', {
+      raw: 'value=4',
+      headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).toBe(204);
+    const bad = await s.call('secrets', 'POST', '/v1/test/items/e', {
+      raw: '{"value":',
+      headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/json' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0]).toMatch(/^Request body is not valid JSON/);
+    const wrongType = await s.v('PUT', 'test/items/e', { value: 5 });
+    expect(wrongType.body).toEqual({ errors: ['value: must be a string'] });
+    const array = await s.v('PUT', 'test/items/e', [1, 2]);
+    expect(array.status).toBe(400);
+    expect((await s.v('GET', 'test/items/e')).status).toBe(404);
+  });
+
+  test('sys/health (GET and HEAD), sys/seal-status and sys/init need no token', async () => {
+    const health = await s.v('GET', 'sys/health', undefined, null);
+    expect(health.body).toMatchObject({ initialized: true, sealed: false, standby: false, version: expect.any(String) });
+    const head = await request(`${s.urls.secrets}/v1/sys/health`, { method: 'HEAD' });
+    expect(head.statusCode).toBe(200);
+    await head.body.text();
+    expect((await s.v('GET', 'sys/seal-status', undefined, null)).body).toMatchObject({ sealed: false, t: 1, n: 1, progress: 0 });
+    expect((await s.v('GET', 'sys/init', undefined, null)).body).toEqual({ initialized: true });
+  });
+
+  test('paths are percent-decoded; a broken encoding is a 400', async () => {
+    await s.v('PUT', 'test/items/with%20space', { value: 's' });
+    expect((await s.v('LIST', 'test/items')).body.data.keys).toContain('with space');
+    expect((await s.v('GET', 'test/items/%E0%A4%A')).status).toBe(400);
+  });
+});
