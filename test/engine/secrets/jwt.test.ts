@@ -49,6 +49,9 @@ describe.each(STORAGE_KINDS)('auth/jwt (%s)', (kind) => {
       [{ jwt_validation_pubkeys: [key.publicPem], oidc_response_mode: 'fragment' }, /oidc_response_mode: must be query or form_post/],
       [{ jwt_validation_pubkeys: [key.publicPem], jwks_ca_pem: 'x' }, /jwks_ca_pem: not a PEM certificate/],
       [{ jwt_validation_pubkeys: [key.publicPem], oidc_client_id: 'a' }, /need oidc_discovery_url/],
+      [{ jwt_validation_pubkeys: [key.publicPem], provider_config: { fetch_groups: true } }, /^invalid provider_config: 'provider' field not found/],
+      [{ jwt_validation_pubkeys: [key.publicPem], provider_config: { provider: 'okta' } }, /^invalid provider_config: provider "okta" not found/],
+      [{ jwt_validation_pubkeys: [key.publicPem], provider_config: 'azure' }, /^provider_config/],
     ];
     for (const [body, message] of cases) {
       const res = await s.v('POST', 'auth/jwt/config', body);
@@ -58,6 +61,11 @@ describe.each(STORAGE_KINDS)('auth/jwt (%s)', (kind) => {
     const read = await s.v('GET', 'auth/jwt/config');
     expect(read.body.data).toMatchObject({ jwt_validation_pubkeys: [key.publicPem], bound_issuer: ISSUER, oidc_discovery_url: '', default_role: 'ci' });
     expect(read.body.data).not.toHaveProperty('oidc_client_secret');
+    // A known provider is stored and shown; it changes nothing (the logins of the next tests run under it).
+    const providerConfig = { provider: 'azure', fetch_groups: true };
+    const withProvider = { jwt_validation_pubkeys: [key.publicPem], bound_issuer: ISSUER, default_role: 'ci', provider_config: providerConfig };
+    expect((await s.v('POST', 'auth/jwt/config', withProvider)).status).toBe(204);
+    expect((await s.v('GET', 'auth/jwt/config')).body.data.provider_config).toEqual(providerConfig);
   });
 
   test('roles: validation, read with every field, partial update, list, delete', async () => {

@@ -15,7 +15,7 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
 
   test('dev mode mounts the spec defaults, in Vault shapes', async () => {
     const mounts = await s.v('GET', 'sys/mounts');
-    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'database/', 'pki/', 'rabbitmq/', 'ssh/', 'sys/', 'transform/']);
+    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'database/', 'identity/', 'pki/', 'rabbitmq/', 'ssh/', 'sys/', 'transform/']);
     expect(mounts.body['pki/']).toEqual(mounts.body.data['pki/']);
     expect(mounts.body.data['pki/']).toMatchObject({
       type: 'pki',

@@ -21,7 +21,7 @@ interface Endpoint {
  * one needed capability gets 403 and nothing in storage changes; so does a token that would have
  * them all but is expired, revoked, used up or bound to other networks.
  */
-function endpoints(ctx: { lease: string; token: string; accessor: string; pem: string }): Endpoint[] {
+function endpoints(ctx: { lease: string; token: string; accessor: string; pem: string; group: string; alias: string; auth: string }): Endpoint[] {
   const role = { role_type: 'jwt', user_claim: 'sub', bound_subject: 's' };
   return [
     { method: 'GET', path: 'sys/mounts', needs: ['read'] },
@@ -79,6 +79,21 @@ function endpoints(ctx: { lease: string; token: string; accessor: string; pem: s
     { method: 'GET', path: 'auth/jwt/role/existing', needs: ['read'] },
     { method: 'DELETE', path: 'auth/jwt/role/existing', needs: ['delete'] },
     { method: 'LIST', path: 'auth/jwt/role', needs: ['list'], acl: 'auth/jwt/role/' },
+    { method: 'POST', path: 'identity/group', body: { name: 'newgroup' }, needs: ['update'] },
+    { method: 'LIST', path: 'identity/group/id', needs: ['list'], acl: 'identity/group/id/' },
+    { method: 'GET', path: `identity/group/id/${ctx.group}`, needs: ['read'] },
+    { method: 'POST', path: `identity/group/id/${ctx.group}`, body: { policies: ['x'] }, needs: ['update'] },
+    { method: 'LIST', path: 'identity/group/name', needs: ['list'], acl: 'identity/group/name/' },
+    { method: 'POST', path: 'identity/group/name/newname', body: {}, needs: ['create'] },
+    { method: 'POST', path: 'identity/group/name/existing', body: { policies: ['y'] }, needs: ['update'] },
+    { method: 'GET', path: 'identity/group/name/existing', needs: ['read'] },
+    { method: 'POST', path: 'identity/group-alias', body: { name: 'g2', mount_accessor: ctx.auth, canonical_id: ctx.group }, needs: ['update'] },
+    { method: 'LIST', path: 'identity/group-alias/id', needs: ['list'], acl: 'identity/group-alias/id/' },
+    { method: 'GET', path: `identity/group-alias/id/${ctx.alias}`, needs: ['read'] },
+    { method: 'POST', path: `identity/group-alias/id/${ctx.alias}`, body: { name: 'g3' }, needs: ['update'] },
+    { method: 'DELETE', path: `identity/group-alias/id/${ctx.alias}`, needs: ['delete'] },
+    { method: 'DELETE', path: `identity/group/id/${ctx.group}`, needs: ['delete'] },
+    { method: 'DELETE', path: 'identity/group/name/existing', needs: ['delete'] },
     { method: 'GET', path: 'test/creds/app', needs: ['read'] },
     { method: 'PUT', path: 'test/items/newitem', body: { value: 'x' }, needs: ['create'] },
     { method: 'PUT', path: 'test/items/existing', body: { value: 'x' }, needs: ['update'] },
@@ -104,7 +119,11 @@ describe.each(STORAGE_KINDS)('permission matrix (%s)', (kind) => {
     const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
     await s.v('POST', 'auth/jwt/config', { jwt_validation_pubkeys: [pem] });
     await s.v('POST', 'auth/jwt/role/existing', { role_type: 'jwt', user_claim: 'sub', bound_subject: 's' });
-    list = endpoints({ lease, token: other.client_token, accessor: other.accessor, pem });
+    const group = (await s.v('POST', 'identity/group', { name: 'existing', type: 'external' })).body.data.id;
+    // The token store's accessor: the matrix disables auth/jwt, which would take its aliases along.
+    const auth = (await s.v('GET', 'sys/auth')).body.data['token/'].accessor;
+    const alias = (await s.v('POST', 'identity/group-alias', { name: 'g1', mount_accessor: auth, canonical_id: group })).body.data.id;
+    list = endpoints({ lease, token: other.client_token, accessor: other.accessor, pem, group, alias, auth });
   });
   afterAll(() => s.close());
 

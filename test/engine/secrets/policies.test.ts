@@ -19,7 +19,7 @@ describe('policy language', () => {
       path "old/*" { policy = "write" }`;
     expect(parsePolicy(hcl)).toEqual([
       { path: 'secret/*', capabilities: ['read', 'list'] },
-      { path: 'secret/super', capabilities: ['create', 'read', 'update', 'delete', 'list', 'sudo'] },
+      { path: 'secret/super', capabilities: ['create', 'read', 'update', 'delete', 'list', 'sudo'], parameters: { allowed: { ttl: [] } } },
       { path: 'old/*', capabilities: ['create', 'read', 'update', 'delete', 'list'] },
     ]);
     expect(parsePolicy('{"path": {"a/+/b": {"capabilities": ["deny", "read"]}}}')).toEqual([{ path: 'a/+/b', capabilities: ['deny'] }]);
@@ -68,6 +68,56 @@ describe('policy language', () => {
     ]);
     expect(merged.capabilities('x/1')).toEqual(['list', 'read']);
     expect(merged.capabilities('y')).toEqual(['deny']);
+  });
+
+  test('parameter constraints: allowed, denied, required, globs, lists (as Vault)', () => {
+    const a = acl(`path "t/*" {
+      capabilities = ["create", "update", "read"]
+      allowed_parameters = { "Name" = ["app-*", "*-svc", "exact"], "ttl" = [], "count" = [3] }
+      denied_parameters = { "name" = ["app-admin"] }
+      required_parameters = ["name"]
+    }`);
+    const ok = (body: unknown, cap: 'create' | 'update' | 'read' = 'update') => a.allows('t/x', cap, body);
+    expect(ok({ name: 'app-web' })).toBe(true);
+    expect(ok({ NAME: 'db-svc', ttl: '1h', count: 3 })).toBe(true);
+    expect(ok({ name: 'exact' }, 'create')).toBe(true);
+    expect(ok({ name: 'other' })).toBe(false); // value not allowed
+    expect(ok({ name: 'app-admin' })).toBe(false); // denied wins over the allowed glob
+    expect(ok({ name: 'app-web', extra: 1 })).toBe(false); // parameter not allowed
+    expect(ok({ name: 'app-web', count: 4 })).toBe(false);
+    expect(ok({ ttl: '1h' })).toBe(false); // required parameter missing
+    expect(ok({})).toBe(false);
+    expect(ok(['name'])).toBe(false);
+    expect(ok({ name: ['app-a', 'exact'] })).toBe(true); // a list: every element allowed
+    expect(ok({ name: ['app-a', 'app-admin'] })).toBe(false); // ... and none denied
+    expect(ok({ name: 'exact,other' })).toBe(false); // a comma-separated string is a list
+    expect(ok({ name: 'exact, app-b' })).toBe(true);
+    expect(ok({ name: 'x' }, 'read')).toBe(true); // only create and update are checked
+    expect(a.allows('t/x', 'update')).toBe(true); // no body given: capabilities only
+
+    const open = acl('path "o" { capabilities = ["update"] \n allowed_parameters = { "*" = [] } \n denied_parameters = { "policies" = ["root", "admin*"] } }');
+    expect(open.allows('o', 'update', { anything: 1, policies: ['dev'] })).toBe(true);
+    expect(open.allows('o', 'update', { policies: ['dev', 'Admin-2'] })).toBe(false); // policy names compared lowercased
+    expect(open.allows('o', 'update', { policies: 'dev,ROOT' })).toBe(false);
+    expect(open.allows('o', 'update', {})).toBe(true); // no data: allowed
+    expect(open.allows('o', 'update', { constructor: 1 })).toBe(true);
+
+    const none = acl('path "n" { capabilities = ["update"] \n denied_parameters = { "*" = [] } }');
+    expect(none.allows('n', 'update', { a: 1 })).toBe(false);
+    expect(none.allows('n', 'update', {})).toBe(true);
+
+    // Merged policies: value lists append; an empty list (any value) wins; required ones add up.
+    const merged = new Acl([
+      { name: 'a', text: '', rules: parsePolicy('path "m" { capabilities = ["update"] \n allowed_parameters = { "x" = ["1"] } }') },
+      { name: 'b', text: '', rules: parsePolicy('path "m" { capabilities = ["update"] \n allowed_parameters = { "x" = ["2"], "y" = [] } \n required_parameters = ["y"] }') },
+    ]);
+    expect(merged.allows('m', 'update', { x: '2', y: 'z' })).toBe(true);
+    expect(merged.allows('m', 'update', { x: '1' })).toBe(false);
+    expect(merged.allows('m', 'update', { x: '3', y: 'z' })).toBe(false);
+
+    expect(() => parsePolicy('path "a" { allowed_parameters = ["x"] }')).toThrow(/allowed_parameters must be a map/);
+    expect(() => parsePolicy('path "a" { denied_parameters = { "x" = "y" } }')).toThrow(/denied_parameters."x" must be a list/);
+    expect(() => parsePolicy('path "a" { required_parameters = "x" }')).toThrow(/required_parameters must be a list/);
   });
 });
 
@@ -154,6 +204,23 @@ describe.each(STORAGE_KINDS)('sys/policies and enforcement (%s)', (kind) => {
     expect((await s.v('POST', 'sys/capabilities-self', {}, token)).body.errors[0]).toMatch(/paths is required/);
     // Without the default policy the token may not even ask.
     expect((await s.v('POST', 'sys/capabilities-self', { path: 'x' }, await s.tokenWith(undefined))).status).toBe(403);
+  });
+
+  test('parameter constraints are enforced on writes: 403 and nothing stored', async () => {
+    const token = await s.tokenWith(
+      'path "test/items/*" { capabilities = ["create", "update", "read"] \n allowed_parameters = { "value" = ["ok-*"] } }\n' +
+        'path "auth/token/create" { capabilities = ["update"] \n denied_parameters = { "no_default_policy" = [] } }',
+      { no_default_policy: false },
+    );
+    expect((await s.v('PUT', 'test/items/param', { value: 'ok-1' }, token)).status).toBe(204);
+    const refused = await s.v('PUT', 'test/items/param', { value: 'bad' }, token);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({ errors: ['permission denied'] });
+    expect((await s.v('PUT', 'test/items/param2', { value: 'ok-2', other: 'x' }, token)).status).toBe(403);
+    expect((await s.v('GET', 'test/items/param2')).status).toBe(404);
+    expect((await s.v('GET', 'test/items/param', undefined, token)).body.data).toEqual({ value: 'ok-1' });
+    expect((await s.v('POST', 'auth/token/create', { ttl: '1h' }, token)).status).toBe(200);
+    expect((await s.v('POST', 'auth/token/create', { no_default_policy: true }, token)).status).toBe(403);
   });
 
   test('a policy change applies to existing tokens at once', async () => {

@@ -1,12 +1,13 @@
 import { Barrier } from './barrier';
 import { LeaseStore } from './leases';
 import { BUILTIN_MOUNTS, MountTable } from './mounts';
-import { PolicyStore } from './policies';
+import { Acl, PolicyStore } from './policies';
 import { MountStore } from './store';
 import { rootEntry, TokenStore } from './tokens';
 import { EngineContext, EngineType, MountEntry, TokenEntry } from './types';
 import type { Engine } from '../../engine';
 import type { Db } from '../../storage';
+import { groupPolicies } from '../identity/store';
 
 /** How many rows one round of the expiry job handles per kind. */
 const BATCH = 100;
@@ -44,7 +45,7 @@ export class SecretsCore {
   }
 
   typeNames(kind: 'secret' | 'auth'): string[] {
-    return [...this.types.values()].filter((t) => t.kind === kind && t.type !== 'system' && t.type !== 'token').map((t) => t.type);
+    return [...this.types.values()].filter((t) => t.kind === kind && !BUILTIN_MOUNTS.some((m) => m.type === t.type)).map((t) => t.type);
   }
 
   /** Keyring, built-in mounts, and in dev mode the spec's default mounts. */
@@ -89,6 +90,18 @@ export class SecretsCore {
     if (await this.tokens.isRoot(db, token)) return { entry: rootEntry(token, now), root: true };
     const entry = await this.tokens.lookup(db, token, now);
     return entry && { entry, root: entry.policies.includes('root') };
+  }
+
+  /** The policies a token gets from its identity groups (Vault's `identity_policies`). */
+  identityPolicies(db: Db, entry: TokenEntry): Promise<string[]> {
+    return groupPolicies(this, db, entry.groupIds);
+  }
+
+  /** The ACL of a token: its own policies and its groups'. */
+  async acl(db: Db, entry: TokenEntry, root: boolean): Promise<Acl> {
+    if (root) return new Acl([], true);
+    const identity = await this.identityPolicies(db, entry);
+    return this.policies.acl(db, identity.length ? [...new Set([...entry.policies, ...identity])] : entry.policies);
   }
 
   /**

@@ -7,6 +7,7 @@ import type { Db } from '../../storage';
 export const BUILTIN_MOUNTS: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type' | 'description'>> = [
   { path: 'sys/', kind: 'secret', type: 'system', description: 'system endpoints used for control, policy and debugging' },
   { path: 'auth/token/', kind: 'auth', type: 'token', description: 'token based credentials' },
+  { path: 'identity/', kind: 'secret', type: 'identity', description: 'identity store' },
 ];
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;

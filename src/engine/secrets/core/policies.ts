@@ -1,11 +1,13 @@
 import type { Barrier } from './barrier';
 import { HclObject, HclValue, parseHcl } from './hcl';
+import { mergeParameterRules, ParameterRules, parametersAllowed, parseParameterRules } from './parameters';
 import { CAPABILITIES, Capability } from './types';
 import type { Db } from '../../storage';
 
 export interface PathRule {
   readonly path: string;
   readonly capabilities: readonly Capability[];
+  readonly parameters?: ParameterRules;
 }
 
 export interface StoredPolicy {
@@ -102,7 +104,8 @@ export function parsePolicy(text: string): PathRule[] {
         throw new Error(`policy path "${path}": unknown key "${key}"`);
       }
     }
-    rules.push({ path, capabilities: caps.has('deny') ? ['deny'] : [...caps] });
+    const parameters = parseParameterRules(path, body);
+    rules.push({ path, capabilities: caps.has('deny') ? ['deny'] : [...caps], ...(parameters ? { parameters } : {}) });
   }
   return rules;
 }
@@ -124,6 +127,7 @@ interface CompiledRule {
   readonly pattern: string;
   readonly regex: RegExp;
   readonly caps: ReadonlySet<Capability>;
+  readonly parameters?: ParameterRules;
   readonly firstWildcard: number;
   readonly glob: boolean;
   readonly plusCount: number;
@@ -140,15 +144,16 @@ export class Acl {
 
   constructor(policies: readonly StoredPolicy[], root = false) {
     this.root = root;
-    const merged = new Map<string, Set<Capability>>();
+    const merged = new Map<string, { caps: Set<Capability>; parameters?: ParameterRules }>();
     for (const p of policies) {
       for (const r of p.rules) {
-        const caps = merged.get(r.path) ?? new Set<Capability>();
-        r.capabilities.forEach((c) => caps.add(c));
-        merged.set(r.path, caps);
+        const m = merged.get(r.path) ?? { caps: new Set<Capability>() };
+        r.capabilities.forEach((c) => m.caps.add(c));
+        m.parameters = mergeParameterRules(m.parameters, r.parameters);
+        merged.set(r.path, m);
       }
     }
-    this.rules = [...merged].map(([pattern, caps]) => compile(pattern, caps.has('deny') ? new Set<Capability>(['deny']) : caps));
+    this.rules = [...merged].map(([pattern, m]) => compile(pattern, m.caps.has('deny') ? new Set<Capability>(['deny']) : m.caps, m.parameters));
   }
 
   /** The capabilities on a path (`root` for the root token; `deny` when none). */
@@ -159,10 +164,16 @@ export class Acl {
     return [...rule.caps].sort();
   }
 
-  allows(path: string, capability: Capability): boolean {
+  /**
+   * Whether the capability is granted on the path. With `body`, a create or update also has to pass
+   * the governing rule's parameter constraints.
+   */
+  allows(path: string, capability: Capability, body?: unknown): boolean {
     if (this.root) return true;
     const rule = this.match(path);
-    return !!rule && !rule.caps.has('deny') && rule.caps.has(capability);
+    if (!rule || rule.caps.has('deny') || !rule.caps.has(capability)) return false;
+    const checked = body !== undefined && (capability === 'create' || capability === 'update') && rule.parameters;
+    return !checked || parametersAllowed(rule.parameters!, body);
   }
 
   private match(path: string): CompiledRule | undefined {
@@ -175,7 +186,7 @@ export class Acl {
   }
 }
 
-function compile(pattern: string, caps: Set<Capability>): CompiledRule {
+function compile(pattern: string, caps: Set<Capability>, parameters?: ParameterRules): CompiledRule {
   const glob = pattern.endsWith('*');
   const body = glob ? pattern.slice(0, -1) : pattern;
   const source = body
@@ -188,6 +199,7 @@ function compile(pattern: string, caps: Set<Capability>): CompiledRule {
     pattern,
     regex: new RegExp(`^${source}${glob ? '.*' : ''}$`, 's'),
     caps,
+    ...(parameters ? { parameters } : {}),
     firstWildcard: Math.min(plusAt < 0 ? Infinity : plusAt, glob ? pattern.length - 1 : Infinity),
     glob,
     plusCount: pattern.split('/').filter((s) => s === '+').length,
@@ -201,6 +213,18 @@ function higher(a: CompiledRule, b: CompiledRule): boolean {
   if (a.plusCount !== b.plusCount) return a.plusCount < b.plusCount;
   if (a.pattern.length !== b.pattern.length) return a.pattern.length > b.pattern.length;
   return a.pattern > b.pattern;
+}
+
+/**
+ * Rules parsed again from the text: policies stored before parameter constraints were enforced
+ * kept only paths and capabilities. Text that no longer parses keeps its stored rules.
+ */
+function withParameters(p: StoredPolicy): StoredPolicy {
+  try {
+    return { ...p, rules: parsePolicy(p.text) };
+  } catch {
+    return p;
+  }
 }
 
 const DEFAULT_POLICY: StoredPolicy = { name: 'default', text: DEFAULT_POLICY_TEXT, rules: parsePolicy(DEFAULT_POLICY_TEXT) };
@@ -258,7 +282,7 @@ export class PolicyStore {
       const policies: StoredPolicy[] = [];
       for (const name of names) {
         const sealed = rows.get(name);
-        if (sealed) policies.push(await this.barrier.openJson<StoredPolicy>(db, sealed, `policy:${name}`));
+        if (sealed) policies.push(withParameters(await this.barrier.openJson<StoredPolicy>(db, sealed, `policy:${name}`)));
         else if (name === 'default') policies.push(DEFAULT_POLICY);
       }
       acl = new Acl(policies);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { SecretsCore } from './core';
-import { Acl } from './policies';
 import { ipAllowed, rootEntry, SYSTEM_MAX_TTL } from './tokens';
 import { AuthSpec, Caller, EngineRoute, EngineType, MountEntry, Operation, SecretsRequest, SecretsResponse, TokenEntry } from './types';
 import { HangarError, ValidationError } from '../../http/errors';
 import type { Db } from '../../storage';
+import { externalGroupIds } from '../identity/store';
 
 export interface IncomingRequest {
   readonly method: string;
@@ -163,9 +163,11 @@ export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise
       }
     }
     if (caller) {
-      const acl = caller.root ? new Acl([], true) : await core.policies.acl(db, caller.entry.policies);
+      const acl = await core.acl(db, caller.entry, caller.root);
       const aclPath = operation === 'list' ? `${path.replace(/\/+$/, '')}/` : path.replace(/\/+$/, '');
-      if (!acl.allows(aclPath, operation) || (route.sudo && !acl.allows(aclPath, 'sudo'))) throw permissionDenied();
+      // A write's body also meets the rule's parameter constraints (allowed, denied, required).
+      const input = op0 === 'write' ? req.body ?? {} : undefined;
+      if (!acl.allows(aclPath, operation, input) || (route.sudo && !acl.allows(aclPath, 'sudo'))) throw permissionDenied();
     }
     // Writes carry their input in the body; reads, lists and deletes in the query string.
     const parsedQuery = op0 === 'write' ? withoutList(query) : parseInput(route.query, withoutList(query), 'query');
@@ -312,7 +314,7 @@ async function render(
   }
   if (res.renewed) Object.assign(envelope, { lease_id: res.renewed.id, lease_duration: res.renewed.ttl, renewable: res.renewed.renewable });
   const issued = res.issued ?? (res.auth ? await issueLoginToken(core, db, now, plan.mount, plan.rel, res.auth) : undefined);
-  if (issued) envelope.auth = authObject(issued.token, issued.entry, now);
+  if (issued) envelope.auth = authObject(issued.token, issued.entry, now, await core.identityPolicies(db, issued.entry));
   return envelope;
 }
 
@@ -337,6 +339,7 @@ export async function issueLoginToken(core: SecretsCore, db: Db, now: number, mo
       path: `${mount.path}${rel}`,
       boundCidrs: auth.boundCidrs,
       role: auth.role,
+      groupIds: await externalGroupIds(core, db, mount.accessor, auth.groups ?? []),
     },
     now,
   );
@@ -350,14 +353,15 @@ export function normalizePolicies(policies: readonly string[], noDefault: boolea
 }
 
 /** Vault's `auth` object of a response. */
-export function authObject(token: string, entry: TokenEntry, now: number): Record<string, unknown> {
+export function authObject(token: string, entry: TokenEntry, now: number, identityPolicies: readonly string[] = []): Record<string, unknown> {
   const ttl = entry.expireAt ? Math.max(0, Math.round((entry.expireAt - now) / 1000)) : 0;
   return {
     client_token: token,
     accessor: entry.accessor,
-    policies: entry.policies,
+    // As Vault: `policies` is the union, `token_policies` and `identity_policies` its two sources.
+    policies: [...new Set([...entry.policies, ...identityPolicies])].sort(),
     token_policies: entry.policies,
-    identity_policies: null,
+    identity_policies: identityPolicies.length ? identityPolicies : null,
     metadata: Object.keys(entry.meta).length ? entry.meta : null,
     lease_duration: ttl,
     renewable: entry.renewable,

@@ -29,6 +29,7 @@ export interface NewToken {
   readonly path: string;
   readonly boundCidrs?: readonly string[];
   readonly role?: string;
+  readonly groupIds?: readonly string[];
 }
 
 /** A token and its entry, as creation returns them. */
@@ -78,6 +79,7 @@ export class TokenStore {
       path: spec.path,
       boundCidrs: [...(spec.boundCidrs ?? [])],
       ...(spec.role ? { role: spec.role } : {}),
+      ...(spec.groupIds?.length ? { groupIds: [...spec.groupIds] } : {}),
     };
     if (type === 'batch') {
       const sealed = await this.barrier.sealCompact(db, Buffer.from(JSON.stringify(entry), 'utf8'), 'batch-token');

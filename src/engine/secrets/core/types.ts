@@ -53,6 +53,8 @@ export interface TokenEntry {
   readonly boundCidrs: readonly string[];
   readonly role?: string;
   readonly lastRenewalTime?: number;
+  /** External groups of the identity store the login matched: their policies apply too. */
+  readonly groupIds?: readonly string[];
 }
 
 /** The authenticated caller of a request. */
@@ -78,6 +80,8 @@ export interface AuthSpec {
   readonly type?: 'service' | 'batch' | 'default';
   readonly renewable?: boolean;
   readonly role?: string;
+  /** Group names from the login (a groups claim): matched against the mount's group aliases. */
+  readonly groups?: readonly string[];
 }
 
 /** A lease-bearing answer: the core registers a lease whose revocation goes back to the engine. */

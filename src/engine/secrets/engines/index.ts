@@ -1,4 +1,5 @@
 import { EngineType, MountEntry } from '../core/types';
+import { identityEngine } from '../identity';
 import { systemEngine } from '../system';
 import { jwtEngine } from './jwt';
 import { tokenEngine } from './token/routes';
@@ -23,6 +24,7 @@ const planned: EngineType[] = PLANNED.map(([type, description]) => ({ type, kind
 export const ENGINE_TYPES: readonly EngineType[] = [
   systemEngine,
   tokenEngine,
+  identityEngine,
   jwtEngine,
   // `oidc` is the same login method under the name the public service also accepts.
   { ...jwtEngine, type: 'oidc' },

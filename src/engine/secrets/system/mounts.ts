@@ -4,6 +4,7 @@ import { BUILTIN_MOUNTS, normalizeMountPath } from '../core/mounts';
 import { badInput, missing } from '../core/request';
 import { SYSTEM_MAX_TTL } from '../core/tokens';
 import { EngineRoute, MountEntry, SecretsRequest, SecretsResponse } from '../core/types';
+import { identityStore } from '../identity/store';
 
 const MountConfig = z
   .object({
@@ -97,7 +98,7 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   }
   const typeName = b.type === 'plugin' && b.plugin_name ? b.plugin_name : b.type;
   const type = req.core.engineType(kind, typeName);
-  if (!type || typeName === 'system' || typeName === 'token') {
+  if (!type || BUILTIN_MOUNTS.some((m) => m.type === typeName)) {
     throw badInput(`plugin not found in the catalog: ${typeName} (available: ${req.core.typeNames(kind).join(', ')})`);
   }
   const defaultTtl = b.config?.default_lease_ttl ?? 0;
@@ -165,6 +166,8 @@ async function disable(req: SecretsRequest, kind: 'secret' | 'auth', rest: strin
       const t = await req.core.tokens.byHash(req.db, id_hash);
       if (t && t.path.startsWith(path)) leases.push(...(await req.core.revokeToken(req.db, id_hash, req.now)));
     }
+    // Its group aliases go too (Vault), so their groups can be aliased at another mount.
+    await (await identityStore(req.core, req.db))?.deleteAliasesOfMount(m.accessor, req.now);
   }
   await req.core.leases.markRevoking(req.db, leases, req.now);
   await req.core.store(req.db, m).clear();

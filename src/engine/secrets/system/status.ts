@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { VERSION } from '../../version';
 import { commaList } from '../core/durations';
-import { Acl } from '../core/policies';
 import { badInput } from '../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse, TokenEntry } from '../core/types';
 
@@ -58,7 +57,7 @@ type CapsBody = z.infer<typeof CapsBody>;
 async function capabilities(req: SecretsRequest<CapsBody>, entry: TokenEntry, root: boolean): Promise<SecretsResponse> {
   const paths = [...(req.body.paths ?? []), ...(req.body.path ?? [])];
   if (paths.length === 0) throw badInput('paths is required: a list of paths');
-  const acl = root ? new Acl([], true) : await req.core.policies.acl(req.db, entry.policies);
+  const acl = await req.core.acl(req.db, entry, root);
   const data: Record<string, unknown> = {};
   for (const p of paths) data[p] = acl.capabilities(p.replace(/^\/+/, ''));
   if (paths.length === 1) data.capabilities = data[paths[0]];

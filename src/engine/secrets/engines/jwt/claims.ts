@@ -72,11 +72,14 @@ export function loginFromClaims(req: SecretsRequest, roleName: string, role: Jwt
   const user = claimAt(claims, role.user_claim, role.user_claim_json_pointer || role.user_claim.startsWith('/'));
   if (user === undefined) throw badInput(`claim "${role.user_claim}" not found in token`);
   if (typeof user !== 'string' || user === '') throw badInput(`claim "${role.user_claim}" must be a non-empty string`);
+  let groups: string[] | undefined;
   if (role.groups_claim) {
-    const groups = claimAt(claims, role.groups_claim);
-    if (groups === undefined) throw badInput(`groups claim "${role.groups_claim}" not found in token`);
-    const list = Array.isArray(groups) ? groups : [groups];
+    const value = claimAt(claims, role.groups_claim);
+    if (value === undefined) throw badInput(`groups claim "${role.groups_claim}" not found in token`);
+    // Vault also takes a single string as a one-element list.
+    const list: unknown[] = Array.isArray(value) ? value : [value];
     if (list.some((g) => typeof g !== 'string')) throw badInput(`groups claim "${role.groups_claim}" must be a list of strings`);
+    groups = list as string[];
   }
   const metadata: Record<string, string> = { role: roleName };
   for (const [source, target] of Object.entries(role.claim_mappings)) {
@@ -99,5 +102,6 @@ export function loginFromClaims(req: SecretsRequest, roleName: string, role: Jwt
     noDefaultPolicy: role.token_no_default_policy,
     type: type === 'batch' ? 'batch' : 'service',
     role: roleName,
+    ...(groups ? { groups } : {}),
   };
 }

@@ -94,6 +94,23 @@ function checkUrl(field: string, value: string): void {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw badInput(`${field}: "${value}" must be an http(s) URL`);
 }
 
+/** The provider names Vault has specific handling for (`provider_config.provider`). */
+const PROVIDERS = ['azure', 'gsuite', 'ibm', 'secureauth'];
+
+/**
+ * `provider_config` is checked as Vault checks it (a non-empty map names a known `provider`), then
+ * stored and shown as given. No provider changes the login here: groups and claims come from the
+ * ID token alone (Vault's providers call Microsoft Graph or Google's directory for more).
+ */
+function checkProviderConfig(pc: Record<string, unknown>): void {
+  if (Object.keys(pc).length === 0) return;
+  if (typeof pc.provider !== 'string') throw badInput("invalid provider_config: 'provider' field not found in provider_config");
+  if (!PROVIDERS.includes(pc.provider)) {
+    throw badInput(`invalid provider_config: provider "${pc.provider}" not found in custom providers (use ${PROVIDERS.join(', ')})`);
+  }
+  if (JSON.stringify(pc).length > 64 * 1024) throw badInput('invalid provider_config: larger than 64 KiB');
+}
+
 async function writeConfig(req: SecretsRequest<z.infer<typeof ConfigBody>>): Promise<undefined> {
   const b = req.body;
   const config: JwtConfig = {
@@ -122,6 +139,7 @@ async function writeConfig(req: SecretsRequest<z.infer<typeof ConfigBody>>): Pro
     if (!(SIGNING_ALGS as readonly string[]).includes(alg)) throw badInput(`jwt_supported_algs: "${alg}" is not supported; use ${SIGNING_ALGS.join(', ')}`);
   }
   config.jwt_validation_pubkeys.forEach((pem, i) => publicKeyOf(pem, i));
+  checkProviderConfig(config.provider_config);
   // Like the public service, the provider is contacted now: a wrong URL or CA fails here, not at login.
   if (config.oidc_discovery_url) {
     checkUrl('oidc_discovery_url', config.oidc_discovery_url);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { HangarError } from '../../../http/errors';
 import { commaList, duration, flexibleBoolean, flexibleInt, rfc3339 } from '../../core/durations';
-import { Acl } from '../../core/policies';
 import { badInput, normalizePolicies, permissionDenied } from '../../core/request';
 import { checkCidr, SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, EngineType, SecretsRequest, SecretsResponse, TokenEntry } from '../../core/types';
@@ -32,7 +31,7 @@ const Increment = { increment: duration().optional() };
 
 
 /** Vault's token lookup data; `id` only when the caller presented the token itself. */
-export function lookupData(entry: TokenEntry, now: number, id: string): Record<string, unknown> {
+export function lookupData(entry: TokenEntry, now: number, id: string, identityPolicies: readonly string[] = []): Record<string, unknown> {
   return {
     accessor: entry.accessor,
     creation_time: Math.floor(entry.creationTime / 1000),
@@ -55,7 +54,12 @@ export function lookupData(entry: TokenEntry, now: number, id: string): Record<s
     ...(entry.boundCidrs.length ? { bound_cidrs: entry.boundCidrs } : {}),
     ...(entry.lastRenewalTime ? { last_renewal_time: Math.floor(entry.lastRenewalTime / 1000), last_renewal: rfc3339(entry.lastRenewalTime) } : {}),
     ...(entry.role ? { role: entry.role } : {}),
+    ...(identityPolicies.length ? { identity_policies: identityPolicies } : {}),
   };
+}
+
+async function lookup(req: SecretsRequest, entry: TokenEntry, id: string): Promise<SecretsResponse> {
+  return { data: lookupData(entry, req.now, id, await req.core.identityPolicies(req.db, entry)) };
 }
 
 async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean): Promise<SecretsResponse> {
@@ -66,7 +70,7 @@ async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean)
   if (parent.numUses !== 0) throw badInput('a token with a use limit cannot create child tokens');
   if (b.id !== undefined) throw badInput('id: custom token values are not supported; a random token is issued');
   if (b.role_name !== undefined) throw badInput('role_name: token roles are not supported');
-  const acl = caller.root ? new Acl([], true) : await req.core.policies.acl(req.db, parent.policies);
+  const acl = await req.core.acl(req.db, parent, caller.root);
   const sudo = acl.allows(`${req.mount.path}${req.path}`, 'sudo');
   if (b.no_parent && !sudo) throw badInput('root or sudo privileges required to create an orphan token with no_parent');
   const type = b.type === 'batch' ? 'batch' : 'service';
@@ -107,6 +111,8 @@ async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean)
       renewable: b.renewable,
       type,
       parent: orphan ? undefined : parent,
+      // A child acts for the same identity: its parent's groups apply to it too (Vault's entity_id).
+      groupIds: parent.groupIds,
       path: `${req.mount.path}${req.path}`,
       boundCidrs: b.bound_cidrs,
     },
@@ -153,20 +159,20 @@ const routes: EngineRoute[] = [
   {
     pattern: 'lookup-self',
     readOnly: true,
-    read: async (req) => ({ data: lookupData(req.caller!.entry, req.now, req.caller!.token) }),
-    write: async (req) => ({ data: lookupData(req.caller!.entry, req.now, req.caller!.token) }),
+    read: async (req) => lookup(req, req.caller!.entry, req.caller!.token),
+    write: async (req) => lookup(req, req.caller!.entry, req.caller!.token),
   },
   {
     pattern: 'lookup',
     body: TokenBody,
     readOnly: true,
-    write: async (req) => ({ data: lookupData(await target(req, req.body.token), req.now, req.body.token) }),
+    write: async (req) => lookup(req, await target(req, req.body.token), req.body.token),
   },
   {
     pattern: 'lookup-accessor',
     body: AccessorBody,
     readOnly: true,
-    write: async (req) => ({ data: lookupData(await byAccessor(req, req.body.accessor), req.now, '') }),
+    write: async (req) => lookup(req, await byAccessor(req, req.body.accessor), ''),
   },
   {
     pattern: 'renew-self',
