@@ -49,6 +49,7 @@ const project = new cdktf.ConstructLibraryCdktf({
     'playwright-core@^1',
     'node-vault@^0.12',
     // catalog: dependencies of the service catalog and its tests
+    'consul@^2',
   ],
   allowScripts: ['node', 'esbuild'],
   bin: { hangar: 'assets/hangar.cjs' },

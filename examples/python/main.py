@@ -1,23 +1,45 @@
 #!/usr/bin/env python
 """The Python twin of examples/typescript/main.ts: the same resources, the same triggers.
 
-With HANGAR_REGISTRY_URL set the stack manages a running server (token from HANGAR_TOKEN at deploy
-time); otherwise the embedded engine on HANGAR_DATA. The owner must exist:
+With HANGAR_REGISTRY_URL (and HANGAR_CATALOG_URL) set the stack manages a running server (token
+from HANGAR_TOKEN at deploy time); otherwise the embedded engine on HANGAR_DATA. The owner must exist:
 `hangar registry create-org acme --owner alice`.
 """
 import os
 
 from cdktf import App, TerraformStack
 from constructs import Construct
-from hangar_cdktf import Box, Hangar
+from hangar_cdktf import (
+    AclAuthMethod,
+    AclPolicy,
+    AclRole,
+    BindingRule,
+    BindType,
+    Box,
+    BoxProvider,
+    BoxVersion,
+    Hangar,
+    Namespace,
+)
+
+CI_JWT_PUBLIC_KEY = """-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEU0nXwxYseregyYhpGiAR+XiAp3JS
+Bo0xcYRbC+SawFuj1plNTCWf+5I3tcpSXj6P962UqWy1/qoU9nF30BR0GQ==
+-----END PUBLIC KEY-----
+"""
 
 
 class ExampleStack(TerraformStack):
     def __init__(self, scope: Construct, id: str) -> None:
         super().__init__(scope, id)
-        Hangar(self, "Hangar", registry_url=os.environ.get("HANGAR_REGISTRY_URL") or None)
+        Hangar(
+            self,
+            "Hangar",
+            registry_url=os.environ.get("HANGAR_REGISTRY_URL") or None,
+            catalog_url=os.environ.get("HANGAR_CATALOG_URL") or None,
+        )
         owner = os.environ.get("HANGAR_EXAMPLE_OWNER", "acme")
-        Box(
+        web = Box(
             self,
             "Web",
             owner=owner,
@@ -27,6 +49,44 @@ class ExampleStack(TerraformStack):
             private=False,
         )
         Box(self, "Db", owner=owner, name="db", short_description="PostgreSQL 15")
+        # Released once its provider is ready: the version's release step runs after its providers.
+        # With HANGAR_EXAMPLE_BOX_FILE set, the provider uploads that file; else it points at a URL.
+        version = BoxVersion(self, "WebV1", box=web, version="1.0.0", description="First release", released=True)
+        box_file = os.environ.get("HANGAR_EXAMPLE_BOX_FILE")
+        if box_file:
+            BoxProvider(self, "WebV1Virtualbox", version=version, name="virtualbox", file=box_file)
+        else:
+            BoxProvider(
+                self,
+                "WebV1Virtualbox",
+                version=version,
+                name="virtualbox",
+                url="https://boxes.example.com/acme/web-1.0.0-virtualbox.box",
+            )
+        # The catalog: a namespace for the team, whose CI logs in with its JWTs as service "deploy-<repo>".
+        namespace = Namespace(self, "Team", name="team-web", description="The web team")
+        policy = AclPolicy(self, "KvPolicy", namespace=namespace, name="web-kv", rules='key_prefix "web/" { policy = "write" }')
+        AclRole(self, "Deployer", namespace=namespace, name="deployer", policies=[policy])
+        ci = AclAuthMethod(
+            self,
+            "Ci",
+            namespace=namespace,
+            name="ci",
+            jwt_validation_pub_keys=[CI_JWT_PUBLIC_KEY],
+            jwt_supported_algs=["ES256"],
+            bound_issuer="https://ci.example.com",
+            claim_mappings={"repository": "repo"},
+            max_token_ttl="1h",
+        )
+        BindingRule(
+            self,
+            "CiDeploys",
+            auth_method=ci,
+            name="deploys",
+            selector='value.repo != ""',
+            bind_type=BindType.SERVICE,
+            bind_name="deploy-${value.repo}",
+        )
 
 
 app = App()

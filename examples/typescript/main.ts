@@ -1,11 +1,13 @@
 import { App, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
-// In your own app: import { Box, Hangar } from 'hangar-cdktf';
-import { Box, Hangar } from '../../src';
+// In your own app: import { Box, Hangar, ... } from 'hangar-cdktf';
+import { AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, Box, BoxProvider, BoxVersion, Hangar, Namespace } from '../../src';
 
 export interface ExampleOptions {
   /** A running server's registry URL; unset: the embedded engine. */
   readonly registryUrl?: string;
+  /** A running server's catalog URL (with registryUrl); unset: the embedded engine. */
+  readonly catalogUrl?: string;
   /** The embedded engine's data directory; unset: HANGAR_DATA at deploy time, else the default. */
   readonly dataDir?: string;
   /** Name of the environment variable with the token at deploy time (HTTP mode). */
@@ -15,19 +17,33 @@ export interface ExampleOptions {
   readonly webDescription?: string;
   /** Whether the stack declares the db box (removing it from the stack deletes the box). */
   readonly withDb?: boolean;
+  /** Whether the stack declares web's version 1.0.0 and its virtualbox provider (default true). */
+  readonly withWebVersion?: boolean;
+  /** A local box file that web 1.0.0's virtualbox provider uploads; unset: the provider points at a URL. */
+  readonly boxFile?: string;
+  /** Whether the stack declares the catalog's ACL objects (default true). */
+  readonly withCatalog?: boolean;
 }
 
-/** What Hangar supports so far: boxes in the registry. */
+/** The public key that verifies the CI's JWTs (the catalog's jwt auth method). */
+export const CI_JWT_PUBLIC_KEY = `-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEU0nXwxYseregyYhpGiAR+XiAp3JS
+Bo0xcYRbC+SawFuj1plNTCWf+5I3tcpSXj6P962UqWy1/qoU9nF30BR0GQ==
+-----END PUBLIC KEY-----
+`;
+
+/** What Hangar supports so far: boxes in the registry; namespaces and ACL objects in the catalog. */
 export class ExampleStack extends TerraformStack {
   constructor(scope: Construct, id: string, options: ExampleOptions = {}) {
     super(scope, id);
     const hangar = new Hangar(this, 'Hangar', {
       registryUrl: options.registryUrl,
+      catalogUrl: options.catalogUrl,
       dataDir: options.dataDir,
       tokenEnvVar: options.tokenEnvVar,
     });
     const owner = options.owner ?? 'acme';
-    new Box(this, 'Web', {
+    const web = new Box(this, 'Web', {
       hangar,
       owner,
       name: 'web',
@@ -36,16 +52,51 @@ export class ExampleStack extends TerraformStack {
       private: false,
     });
     if (options.withDb ?? true) new Box(this, 'Db', { hangar, owner, name: 'db', shortDescription: 'PostgreSQL 15' });
+    if (options.withWebVersion ?? true) {
+      // Released once its provider is ready: the version's release step runs after its providers.
+      const version = new BoxVersion(this, 'WebV1', { box: web, version: '1.0.0', description: 'First release', released: true });
+      new BoxProvider(this, 'WebV1Virtualbox', {
+        version,
+        name: 'virtualbox',
+        ...(options.boxFile ? { file: options.boxFile } : { url: 'https://boxes.example.com/acme/web-1.0.0-virtualbox.box' }),
+      });
+    }
+    if (options.withCatalog ?? true) {
+      // The catalog: a namespace for the team, whose CI logs in with its JWTs as service "deploy-<repo>".
+      const namespace = new Namespace(this, 'Team', { hangar, name: 'team-web', description: 'The web team' });
+      const policy = new AclPolicy(this, 'KvPolicy', { hangar, namespace, name: 'web-kv', rules: 'key_prefix "web/" { policy = "write" }' });
+      new AclRole(this, 'Deployer', { hangar, namespace, name: 'deployer', policies: [policy] });
+      const ci = new AclAuthMethod(this, 'Ci', {
+        hangar,
+        namespace,
+        name: 'ci',
+        jwtValidationPubKeys: [CI_JWT_PUBLIC_KEY],
+        jwtSupportedAlgs: ['ES256'],
+        boundIssuer: 'https://ci.example.com',
+        claimMappings: { repository: 'repo' },
+        maxTokenTtl: '1h',
+      });
+      new BindingRule(this, 'CiDeploys', {
+        hangar,
+        authMethod: ci,
+        name: 'deploys',
+        selector: 'value.repo != ""',
+        bindType: BindType.SERVICE,
+        bindName: 'deploy-${value.repo}',
+      });
+    }
   }
 }
 
-// `cdktf synth` / `cdktf deploy` (cdktf.json runs this file). With HANGAR_REGISTRY_URL set the
-// stack manages that server, with the token from HANGAR_TOKEN at deploy time.
+// `cdktf synth` / `cdktf deploy` (cdktf.json runs this file). With HANGAR_REGISTRY_URL (and
+// HANGAR_CATALOG_URL) set the stack manages that server, with the token from HANGAR_TOKEN at deploy time.
 if (require.main === module) {
   const app = new App();
   new ExampleStack(app, 'hangar-example', {
     registryUrl: process.env.HANGAR_REGISTRY_URL || undefined,
+    catalogUrl: process.env.HANGAR_CATALOG_URL || undefined,
     owner: process.env.HANGAR_EXAMPLE_OWNER,
+    boxFile: process.env.HANGAR_EXAMPLE_BOX_FILE || undefined,
   });
   app.synth();
 }

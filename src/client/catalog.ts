@@ -1,7 +1,66 @@
 import { ApiError } from './errors';
 import { ApiResponse, Transport } from './transport';
 
-/** Typed client of the catalog API. */
+/** An ACL link as the catalog answers it: both the ID and the Name. */
+export interface CatalogLink {
+  readonly ID: string;
+  readonly Name: string;
+}
+
+export interface CatalogNamespace {
+  readonly Name: string;
+  readonly Description: string;
+  readonly Meta?: Record<string, string>;
+  readonly ACLs?: { readonly PolicyDefaults?: CatalogLink[]; readonly RoleDefaults?: CatalogLink[] };
+  readonly DeletedAt?: string;
+}
+
+export interface CatalogPolicy {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Description: string;
+  readonly Rules: string;
+  readonly Namespace: string;
+}
+
+export interface CatalogRole {
+  readonly ID: string;
+  readonly Name: string;
+  readonly Description: string;
+  readonly Policies?: CatalogLink[];
+  readonly ServiceIdentities?: { readonly ServiceName: string; readonly Datacenters?: string[] }[];
+  readonly NodeIdentities?: { readonly NodeName: string; readonly Datacenter: string }[];
+  readonly Namespace: string;
+}
+
+export interface CatalogAuthMethod {
+  readonly Name: string;
+  readonly Type: string;
+  readonly DisplayName?: string;
+  readonly Description: string;
+  /** Nanoseconds. */
+  readonly MaxTokenTTL?: number;
+  readonly TokenLocality?: string;
+  readonly Config: Record<string, unknown>;
+  readonly Namespace: string;
+}
+
+export interface CatalogBindingRule {
+  readonly ID: string;
+  readonly Description: string;
+  readonly AuthMethod: string;
+  readonly Selector: string;
+  readonly BindType: string;
+  readonly BindName: string;
+  readonly Namespace: string;
+}
+
+/** Fields of a write; the catalog's own (capitalized) names. */
+export type CatalogFields = Record<string, unknown>;
+
+const enc = encodeURIComponent;
+
+/** Typed client of the catalog API (the ACL objects and namespaces that constructs manage). */
 export class CatalogClient {
   constructor(
     private readonly transport: Transport,
@@ -14,9 +73,106 @@ export class CatalogClient {
   }
 
   /** One request; throws ApiError unless the status is one of `ok`. */
-  protected async call<T>(method: string, path: string, body?: unknown, ok = [200, 204]): Promise<T> {
-    const res: ApiResponse = await this.transport.request('catalog', method, path, { body, token: this.token });
+  protected async call<T>(method: string, path: string, body?: unknown, ok = [200, 204], query?: Record<string, string>): Promise<T> {
+    const res: ApiResponse = await this.transport.request('catalog', method, path, { body, token: this.token, query });
     if (!ok.includes(res.status)) throw ApiError.from(res);
     return res.body as T;
+  }
+
+  /** A read that answers undefined when the object does not exist (404, a null body, or the ACL system's "ACL not found"). */
+  private async find<T>(path: string, ns: string): Promise<T | undefined> {
+    try {
+      return (await this.call<T | null>('GET', path, undefined, [200], { ns })) ?? undefined;
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || (err.status === 403 && err.messages.join().startsWith('ACL not found')))) return undefined;
+      throw err;
+    }
+  }
+
+  // Namespaces ----------------------------------------------------------------------------------
+
+  getNamespace(name: string): Promise<CatalogNamespace | undefined> {
+    return this.find(`/v1/namespace/${enc(name)}`, 'default');
+  }
+
+  /** Creates the namespace, or updates it when `exists`. */
+  putNamespace(name: string, fields: CatalogFields, exists: boolean): Promise<CatalogNamespace> {
+    return this.call('PUT', exists ? `/v1/namespace/${enc(name)}` : '/v1/namespace', { Name: name, ...fields });
+  }
+
+  /** Marks the namespace for deletion (a background job removes it with everything in it). */
+  async deleteNamespace(name: string): Promise<boolean> {
+    if (!(await this.getNamespace(name))) return false;
+    await this.call('DELETE', `/v1/namespace/${enc(name)}`);
+    return true;
+  }
+
+  // Policies -------------------------------------------------------------------------------------
+
+  getPolicyByName(ns: string, name: string): Promise<CatalogPolicy | undefined> {
+    return this.find(`/v1/acl/policy/name/${enc(name)}`, ns);
+  }
+
+  /** Creates a policy, or updates the one with `id`. */
+  putPolicy(ns: string, fields: CatalogFields, id?: string): Promise<CatalogPolicy> {
+    return this.call('PUT', id ? `/v1/acl/policy/${enc(id)}` : '/v1/acl/policy', { ...fields, Namespace: ns });
+  }
+
+  async deletePolicyByName(ns: string, name: string): Promise<boolean> {
+    const policy = await this.getPolicyByName(ns, name);
+    if (!policy) return false;
+    await this.call('DELETE', `/v1/acl/policy/${enc(policy.ID)}`, undefined, [200], { ns });
+    return true;
+  }
+
+  // Roles ----------------------------------------------------------------------------------------
+
+  getRoleByName(ns: string, name: string): Promise<CatalogRole | undefined> {
+    return this.find(`/v1/acl/role/name/${enc(name)}`, ns);
+  }
+
+  /** Creates a role, or updates the one with `id`. */
+  putRole(ns: string, fields: CatalogFields, id?: string): Promise<CatalogRole> {
+    return this.call('PUT', id ? `/v1/acl/role/${enc(id)}` : '/v1/acl/role', { ...fields, Namespace: ns });
+  }
+
+  async deleteRoleByName(ns: string, name: string): Promise<boolean> {
+    const role = await this.getRoleByName(ns, name);
+    if (!role) return false;
+    await this.call('DELETE', `/v1/acl/role/${enc(role.ID)}`, undefined, [200], { ns });
+    return true;
+  }
+
+  // Auth methods ---------------------------------------------------------------------------------
+
+  getAuthMethod(ns: string, name: string): Promise<CatalogAuthMethod | undefined> {
+    return this.find(`/v1/acl/auth-method/${enc(name)}`, ns);
+  }
+
+  /** Creates the auth method, or updates it when `exists`. */
+  putAuthMethod(ns: string, name: string, fields: CatalogFields, exists: boolean): Promise<CatalogAuthMethod> {
+    return this.call('PUT', exists ? `/v1/acl/auth-method/${enc(name)}` : '/v1/acl/auth-method', { ...fields, Name: name, Namespace: ns });
+  }
+
+  /** Deletes the auth method with its binding rules and the tokens it issued. */
+  async deleteAuthMethod(ns: string, name: string): Promise<boolean> {
+    if (!(await this.getAuthMethod(ns, name))) return false;
+    await this.call('DELETE', `/v1/acl/auth-method/${enc(name)}`, undefined, [200], { ns });
+    return true;
+  }
+
+  // Binding rules --------------------------------------------------------------------------------
+
+  listBindingRules(ns: string, authMethod?: string): Promise<CatalogBindingRule[]> {
+    return this.call('GET', '/v1/acl/binding-rules', undefined, [200], { ns, ...(authMethod ? { authmethod: authMethod } : {}) });
+  }
+
+  /** Creates a binding rule, or updates the one with `id`. */
+  putBindingRule(ns: string, fields: CatalogFields, id?: string): Promise<CatalogBindingRule> {
+    return this.call('PUT', id ? `/v1/acl/binding-rule/${enc(id)}` : '/v1/acl/binding-rule', { ...fields, Namespace: ns });
+  }
+
+  deleteBindingRule(ns: string, id: string): Promise<boolean> {
+    return this.call('DELETE', `/v1/acl/binding-rule/${enc(id)}`, undefined, [200], { ns });
   }
 }

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import { ApiRequest, ApiResponse, Endpoints, parseBody, tokenHeaders, Transport, withQuery } from './transport';
 import type { ApiName } from '../engine/http/api';
@@ -11,8 +12,11 @@ export class HttpTransport implements Transport {
     if (!base) throw new Error(`no address configured for the ${api} API`);
     const url = new URL(withQuery(path, options.query), base);
     const headers: Record<string, string> = { accept: 'application/json', ...tokenHeaders(api, options.token) };
-    let body: string | undefined;
-    if (options.body !== undefined) {
+    let body: string | Readable | undefined;
+    if (options.stream) {
+      headers['content-type'] = 'application/octet-stream';
+      body = options.stream;
+    } else if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }

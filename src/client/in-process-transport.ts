@@ -10,12 +10,13 @@ export class InProcessTransport implements Transport {
     const headers: Record<string, string> = options.token
       ? tokenHeaders(api, options.token)
       : { [LOCAL_ADMIN_HEADER]: this.engine.localAdminSecret };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.stream) headers['content-type'] = 'application/octet-stream';
+    else if (options.body !== undefined) headers['content-type'] = 'application/json';
     const res = await this.engine.app(api).inject({
       method: method as 'GET',
       url: withQuery(path, options.query),
       headers,
-      payload: options.body === undefined ? undefined : JSON.stringify(options.body),
+      payload: options.stream ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
     return {
       status: res.statusCode,

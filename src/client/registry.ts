@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { ApiError } from './errors';
 import { ApiResponse, Transport } from './transport';
 
@@ -21,6 +22,58 @@ export interface RegistryToken {
   readonly token: string;
   readonly token_hash: string;
   readonly created_at: string;
+}
+
+export type ChecksumType = 'md5' | 'sha1' | 'sha256' | 'sha384' | 'sha512';
+
+export interface RegistryProvider {
+  readonly name: string;
+  readonly hosted: boolean;
+  readonly hosted_token: string | null;
+  readonly original_url: string | null;
+  readonly download_url: string;
+  readonly checksum: string | null;
+  readonly checksum_type: ChecksumType | null;
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+export type VersionStatus = 'unreleased' | 'active' | 'revoked';
+
+export interface RegistryVersion {
+  readonly version: string;
+  readonly number: string;
+  readonly status: VersionStatus;
+  readonly description_markdown: string;
+  readonly description_html: string;
+  readonly release_url: string;
+  readonly revoke_url: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly providers: RegistryProvider[];
+}
+
+/** A provider's fields; undefined keeps a value, `""` clears it (url, checksum with its type). */
+export interface ProviderInput {
+  readonly name?: string;
+  readonly url?: string;
+  readonly checksum?: string;
+  readonly checksumType?: ChecksumType | '';
+}
+
+/** Where an upload goes: `upload_path` takes the file; a direct upload is finished through `callback`. */
+export interface UploadTarget {
+  readonly upload_path: string;
+  readonly callback?: string;
+}
+
+export interface UploadResult {
+  readonly success: boolean;
+  readonly name: string;
+  readonly hosted: boolean;
+  readonly size: number;
+  readonly checksum_type: ChecksumType;
+  readonly checksum: string;
 }
 
 export interface BoxInput {
@@ -87,13 +140,8 @@ export class RegistryClient {
   }
 
   /** The box, or undefined when it does not exist (or the caller may not see it). */
-  async getBox(username: string, name: string): Promise<RegistryBox | undefined> {
-    try {
-      return await this.call<RegistryBox>('GET', boxPath(username, name));
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return undefined;
-      throw err;
-    }
+  getBox(username: string, name: string): Promise<RegistryBox | undefined> {
+    return this.found(boxPath(username, name));
   }
 
   createBox(username: string, name: string, input: BoxInput): Promise<RegistryBox> {
@@ -105,15 +153,123 @@ export class RegistryClient {
   }
 
   /** Deletes the box; false when it was already gone. */
-  async deleteBox(username: string, name: string): Promise<boolean> {
+  deleteBox(username: string, name: string): Promise<boolean> {
+    return this.deleted(boxPath(username, name));
+  }
+
+  /** The version, or undefined when it does not exist (or the caller may not see it). */
+  getVersion(username: string, name: string, version: string): Promise<RegistryVersion | undefined> {
+    return this.found(versionPath(username, name, version));
+  }
+
+  createVersion(username: string, name: string, version: string, description?: string): Promise<RegistryVersion> {
+    return this.call('POST', `${boxPath(username, name)}/versions`, { version: { version, description } });
+  }
+
+  /** Changes the description, or the number of an unreleased version (`input.version`). */
+  updateVersion(username: string, name: string, version: string, input: { version?: string; description?: string }): Promise<RegistryVersion> {
+    return this.call('PUT', versionPath(username, name, version), { version: input });
+  }
+
+  /** Deletes the version with its providers; false when it was already gone. */
+  deleteVersion(username: string, name: string, version: string): Promise<boolean> {
+    return this.deleted(versionPath(username, name, version));
+  }
+
+  releaseVersion(username: string, name: string, version: string): Promise<RegistryVersion> {
+    return this.call('PUT', `${versionPath(username, name, version)}/release`);
+  }
+
+  revokeVersion(username: string, name: string, version: string): Promise<RegistryVersion> {
+    return this.call('PUT', `${versionPath(username, name, version)}/revoke`);
+  }
+
+  /** The provider, or undefined when it (or its version) does not exist or the caller may not see it. */
+  getProvider(username: string, name: string, version: string, provider: string): Promise<RegistryProvider | undefined> {
+    return this.found(providerPath(username, name, version, provider));
+  }
+
+  createProvider(username: string, name: string, version: string, input: ProviderInput & { name: string }): Promise<RegistryProvider> {
+    return this.call('POST', `${versionPath(username, name, version)}/providers`, { provider: providerBody(input) });
+  }
+
+  updateProvider(username: string, name: string, version: string, provider: string, input: ProviderInput): Promise<RegistryProvider> {
+    return this.call('PUT', providerPath(username, name, version, provider), { provider: providerBody(input) });
+  }
+
+  /** Deletes the provider and its file; false when it was already gone. */
+  deleteProvider(username: string, name: string, version: string, provider: string): Promise<boolean> {
+    return this.deleted(providerPath(username, name, version, provider));
+  }
+
+  /** A fresh upload URL (plain: the PUT stores the file; direct: `callback` then finishes it). */
+  prepareUpload(username: string, name: string, version: string, provider: string, direct = false): Promise<UploadTarget> {
+    return this.call('GET', `${providerPath(username, name, version, provider)}/upload${direct ? '/direct' : ''}`);
+  }
+
+  /**
+   * PUTs a file to an `upload_path`, streamed from disk (never read into memory). The URL is the
+   * capability: no token is sent with it.
+   */
+  async putFile(uploadPath: string, file: string): Promise<UploadResult> {
+    // Opened first, so that a missing or unreadable file fails here, before any request.
+    const stream = (await open(file, 'r')).createReadStream();
     try {
-      await this.call('DELETE', boxPath(username, name));
+      const res = await this.transport.request('registry', 'PUT', uploadPath, { stream });
+      if (res.status !== 200) throw ApiError.from(res);
+      return res.body as UploadResult;
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  /** Finishes a direct upload: the file that arrived at `upload_path` becomes the provider's. */
+  finishDirectUpload(callback: string): Promise<RegistryProvider> {
+    return this.call('PUT', callback);
+  }
+
+  /** Uploads a box file for a provider: prepares the upload, streams the file, finishes a direct one. */
+  async upload(username: string, name: string, version: string, provider: string, file: string, direct = false): Promise<void> {
+    const target = await this.prepareUpload(username, name, version, provider, direct);
+    await this.putFile(target.upload_path, file);
+    if (direct) await this.finishDirectUpload(target.callback!);
+  }
+
+  private async found<T>(path: string): Promise<T | undefined> {
+    try {
+      return await this.call<T>('GET', path);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private async deleted(path: string): Promise<boolean> {
+    try {
+      await this.call('DELETE', path);
       return true;
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return false;
       throw err;
     }
   }
+}
+
+function versionPath(username: string, name: string, version: string): string {
+  return `${boxPath(username, name)}/version/${encodeURIComponent(version)}`;
+}
+
+function providerPath(username: string, name: string, version: string, provider: string): string {
+  return `${versionPath(username, name, version)}/provider/${encodeURIComponent(provider)}`;
+}
+
+function providerBody(input: ProviderInput): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (input.name !== undefined) body.name = input.name;
+  if (input.url !== undefined) body.url = input.url;
+  if (input.checksum !== undefined) body.checksum = input.checksum;
+  if (input.checksumType !== undefined) body.checksum_type = input.checksumType;
+  return body;
 }
 
 function boxPath(username: string, name: string): string {

@@ -1,7 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { ApiName } from '../engine/http/api';
 
 export interface ApiRequest {
   readonly body?: unknown;
+  /** A body streamed as it is (application/octet-stream) instead of JSON: box file uploads. */
+  readonly stream?: Readable;
   readonly query?: Readonly<Record<string, string | number | boolean | undefined>>;
   /** The caller's token; without it an in-process transport acts as the local administrator. */
   readonly token?: string;

@@ -38,7 +38,14 @@ export function desiredStateIn(dir: string): ResourcePayload[] {
       if (triggers.identity !== undefined && triggers.payload !== undefined) payloads.push(decodePayload(triggers.payload, `payload in ${file}`));
     }
   }
-  return payloads;
+  // One object may be applied in steps (a box version, then its release): one desired state.
+  const merged = new Map<string, ResourcePayload>();
+  for (const p of payloads) {
+    const id = JSON.stringify([p.kind, p.key, p.connection]);
+    const before = merged.get(id);
+    merged.set(id, before ? { ...before, desired: { ...before.desired, ...p.desired } } : p);
+  }
+  return [...merged.values()];
 }
 
 /** Compares each object's desired state with the live one, one connection at a time. */
@@ -55,7 +62,7 @@ export async function detectDrift(payloads: readonly ResourcePayload[], env: Nod
       for (const payload of group) {
         const kind = kindOf(payload.kind);
         const desired = desiredOf(payload) as Record<string, unknown>;
-        const live = (await kind.read(clients, payload.key)) as Record<string, unknown> | undefined;
+        const live = (await kind.read(clients, payload.key, desired)) as Record<string, unknown> | undefined;
         if (!live) {
           reports.push({ payload, status: 'missing', fields: [] });
           continue;

@@ -1,4 +1,7 @@
 import { boxKind } from './box';
+import { boxProviderKind } from './box-provider';
+import { boxVersionKind } from './box-version';
+import { CATALOG_KINDS } from './catalog-kinds';
 import { openClients } from './clients';
 import { Outcome, ResourceKind } from './kind';
 import { ResourcePayload } from './payload-format';
@@ -6,7 +9,10 @@ import { SECRETS_KINDS } from './secrets-kinds';
 
 const KINDS: readonly ResourceKind<unknown>[] = [
   boxKind as ResourceKind<unknown>,
+  boxVersionKind as ResourceKind<unknown>,
+  boxProviderKind as ResourceKind<unknown>,
   ...(SECRETS_KINDS as readonly ResourceKind<any>[]),
+  ...(CATALOG_KINDS as readonly ResourceKind<any>[]),
 ];
 
 export function kindOf(name: string): ResourceKind<unknown> {

@@ -9,8 +9,11 @@ export interface ResourceKind<Desired> {
   /** Deletion order across kinds: a higher number is deleted first (a provider before its box). */
   readonly deleteOrder: number;
   readonly desired: z.ZodType<Desired>;
-  /** The live object in the shape of Desired, or undefined when it does not exist. */
-  read(clients: Clients, key: string): Promise<Desired | undefined>;
+  /**
+   * The live object in the shape of Desired, or undefined when it does not exist. `desired`, when
+   * given, names what cannot be read back (a box provider's local file path).
+   */
+  read(clients: Clients, key: string, desired?: Desired): Promise<Desired | undefined>;
   /** Creates the object or brings it to the desired state (idempotent). */
   upsert(clients: Clients, key: string, desired: Desired): Promise<Outcome>;
   /** Deletes the object; false when it was already gone. */

@@ -5,8 +5,12 @@ import { decodeInventory } from '../../src/reconcile/payload';
 describe('examples/typescript', () => {
   test.each([
     ['embedded', {}, {}],
-    ['HTTP', { registryUrl: 'http://127.0.0.1:8080' }, { endpoints: { registry: 'http://127.0.0.1:8080' } }],
-  ])('synthesizes (%s mode) the boxes it declares, with a null provider and an inventory', (_mode, options, connection) => {
+    [
+      'HTTP',
+      { registryUrl: 'http://127.0.0.1:8080', catalogUrl: 'http://127.0.0.1:8500' },
+      { endpoints: { registry: 'http://127.0.0.1:8080', catalog: 'http://127.0.0.1:8500' } },
+    ],
+  ])('synthesizes (%s mode) the boxes and catalog objects it declares, with a null provider and an inventory', (_mode, options, connection) => {
     process.env.HANGAR_TOKEN = 'must-not-appear';
     const stack = new ExampleStack(Testing.app(), 'example', options);
     delete process.env.HANGAR_TOKEN;
@@ -18,7 +22,14 @@ describe('examples/typescript', () => {
     expect(decodeInventory(inventory.triggers.inventory)).toEqual([
       { v: 1, kind: 'registry.box', key: 'acme/web', connection },
       { v: 1, kind: 'registry.box', key: 'acme/db', connection },
+      { v: 1, kind: 'registry.box-version', key: 'acme/web/1.0.0', connection },
+      { v: 1, kind: 'registry.box-provider', key: 'acme/web/1.0.0/virtualbox', connection },
+      { v: 1, kind: 'catalog.namespace', key: 'team-web', connection },
+      { v: 1, kind: 'catalog.policy', key: 'team-web/web-kv', connection },
+      { v: 1, kind: 'catalog.role', key: 'team-web/deployer', connection },
+      { v: 1, kind: 'catalog.auth-method', key: 'team-web/ci', connection },
+      { v: 1, kind: 'catalog.binding-rule', key: 'team-web/ci/deploys', connection },
     ]);
-    expect(Object.keys(synth.resource.null_resource)).toHaveLength(5);
+    expect(Object.keys(synth.resource.null_resource)).toHaveLength(20);
   });
 });

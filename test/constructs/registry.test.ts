@@ -1,7 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, TerraformStack, Testing } from 'cdktf';
-import { Box, Hangar } from '../../src';
+import { Box, BoxChecksumType, BoxProvider, BoxVersion, Hangar } from '../../src';
+import { desiredStateIn } from '../../src/reconcile/drift';
 import { decodeInventory, decodePayload } from '../../src/reconcile/payload';
 import { tempDir } from '../helpers/storage';
 
@@ -114,5 +116,114 @@ describe('Box construct', () => {
     const cli = byPath(json, 'Web/Resource/Config').provisioner[0]['local-exec'].environment.HANGAR_CLI;
     expect(existsSync(join(stackDir, cli))).toBe(true);
     expect(readFileSync(join(stackDir, cli), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});
+
+describe('BoxVersion and BoxProvider constructs', () => {
+  const boxFile = (content: string) => {
+    const file = join(tempDir(), 'web.box');
+    writeFileSync(file, content);
+    return file;
+  };
+  const idOf = (s: Synth, path: string) => {
+    const prefix = `${path.split('/').filter((p) => p !== 'Resource').join('_')}_`;
+    return Object.keys(s.resource.null_resource).find((id) => id.startsWith(prefix) && !id.slice(prefix.length).includes('_'))!;
+  };
+
+  function stackWith(file: string, released = true) {
+    return synth((stack) => {
+      const box = new Box(stack, 'Web', { owner: 'acme', name: 'web' });
+      const version = new BoxVersion(stack, 'V1', { box, version: '1.0.0', description: 'First', released });
+      new BoxProvider(stack, 'Vbox', { version, name: 'virtualbox', file });
+      new BoxProvider(stack, 'Libvirt', {
+        version,
+        name: 'libvirt',
+        url: 'https://example.com/web.box',
+        checksum: 'AB'.repeat(16),
+        checksumType: BoxChecksumType.MD5,
+      });
+    });
+  }
+
+  test('a provider with a local file carries its absolute path and the checksum computed at synth time, never the content', () => {
+    const file = boxFile('box file content that must not appear');
+    const s = stackWith(file);
+    const provider = byPath(s, 'Vbox/Resource/Config');
+    expect(decodePayload(provider.triggers.payload)).toMatchObject({
+      kind: 'registry.box-provider',
+      key: 'acme/web/1.0.0/virtualbox',
+      desired: { file, checksum: createHash('sha256').update('box file content that must not appear').digest('hex'), checksumType: 'sha256' },
+    });
+    expect(JSON.stringify(s)).not.toContain('must not appear');
+    expect(decodePayload(byPath(s, 'Libvirt/Resource/Config').triggers.payload).desired).toEqual({
+      url: 'https://example.com/web.box',
+      checksum: 'ab'.repeat(16),
+      checksumType: 'md5',
+    });
+  });
+
+  test('a changed file changes only the provider config (re-upload), not its identity nor the version', () => {
+    const file = boxFile('one');
+    const before = stackWith(file);
+    writeFileSync(file, 'two');
+    const after = stackWith(file);
+    for (const path of ['Vbox/Resource/Identity', 'V1/Resource/Identity', 'V1/Resource/Config', 'Libvirt/Resource/Config']) {
+      expect(byPath(after, path).triggers).toEqual(byPath(before, path).triggers);
+    }
+    expect(byPath(after, 'Vbox/Resource/Config').triggers.payload).not.toEqual(byPath(before, 'Vbox/Resource/Config').triggers.payload);
+  });
+
+  test('parents before children, and the release step after the version and all its providers', () => {
+    const s = stackWith(boxFile('x'));
+    const ref = (path: string) => `null_resource.${idOf(s, path)}`;
+    expect(byPath(s, 'V1/Resource/Identity').depends_on).toEqual([ref('Web/Resource/Config')]);
+    expect(byPath(s, 'Vbox/Resource/Identity').depends_on).toEqual([ref('V1/Resource/Config')]);
+    const release = byPath(s, 'V1/Release');
+    expect(release.depends_on).toEqual([ref('V1/Resource/Config'), ref('Vbox/Resource/Config'), ref('Libvirt/Resource/Config')]);
+    expect(release.triggers.providers).toBe(`\${${ref('Vbox/Resource/Identity')}.id},\${${ref('Libvirt/Resource/Identity')}.id}`);
+    expect(decodePayload(byPath(s, 'V1/Resource/Config').triggers.payload).desired).toEqual({ description: 'First' });
+    expect(decodePayload(release.triggers.payload)).toMatchObject({
+      kind: 'registry.box-version',
+      key: 'acme/web/1.0.0',
+      desired: { description: 'First', released: true },
+    });
+    expect(release.provisioner[0]['local-exec'].command).toBe('$${HANGAR_NODE:-node} "$HANGAR_CLI" apply');
+    const inventory = decodeInventory(byPath(s, 'Hangar/Inventory').triggers.inventory).map((p) => `${p.kind} ${p.key}`);
+    expect(inventory).toEqual([
+      'registry.box acme/web',
+      'registry.box-version acme/web/1.0.0',
+      'registry.box-provider acme/web/1.0.0/virtualbox',
+      'registry.box-provider acme/web/1.0.0/libvirt',
+    ]);
+  });
+
+  test('hangar diff sees one desired state per version: its description and release state', () => {
+    const app = new App({ outdir: tempDir() });
+    const stack = new TerraformStack(app, 'diff');
+    const box = new Box(stack, 'Web', { owner: 'acme', name: 'web' });
+    new BoxVersion(stack, 'V1', { box, version: '1.0.0', description: 'First', released: true });
+    app.synth();
+    const versions = desiredStateIn(join(app.outdir, 'stacks', 'diff')).filter((p) => p.kind === 'registry.box-version');
+    expect(versions).toEqual([expect.objectContaining({ key: 'acme/web/1.0.0', desired: { description: 'First', released: true } })]);
+  });
+
+  test('invalid properties fail at construction with the bad value and the fix', () => {
+    const setup = () => {
+      const stack = new TerraformStack(Testing.app(), 'x');
+      const box = new Box(stack, 'B', { owner: 'acme', name: 'web' });
+      return { stack, box, version: new BoxVersion(stack, 'V', { box, version: '1.0.0' }) };
+    };
+    const { stack, box, version } = setup();
+    expect(() => new BoxVersion(stack, 'V2', { box, version: 'v1' })).toThrow(/BoxVersion version "v1" is invalid: use MAJOR\[.MINOR\[.PATCH\]\]/);
+    expect(() => new BoxProvider(stack, 'P1', { version, name: '../x', url: 'https://e.com/b' })).toThrow(/BoxProvider name "..\/x" is invalid/);
+    expect(() => new BoxProvider(stack, 'P2', { version, name: 'vb' })).toThrow(/give either url .* or file .*, not neither/);
+    expect(() => new BoxProvider(stack, 'P3', { version, name: 'vb', url: 'https://e.com/b', file: '/x' })).toThrow(/not both/);
+    expect(() => new BoxProvider(stack, 'P4', { version, name: 'vb', url: 'ftp://e.com/b' })).toThrow(/url "ftp:\/\/e.com\/b" is not an http\(s\) URL/);
+    expect(() => new BoxProvider(stack, 'P5', { version, name: 'vb', url: 'https://e.com/b', checksum: 'abc' })).toThrow(/checksum and checksumType together/);
+    expect(() =>
+      new BoxProvider(stack, 'P6', { version, name: 'vb', url: 'https://e.com/b', checksum: 'abc', checksumType: BoxChecksumType.SHA1 }),
+    ).toThrow(/checksum "abc" is not 40 hexadecimal digits, as sha1 needs/);
+    expect(() => new BoxProvider(stack, 'P7', { version, name: 'vb', file: '/no/such/file.box' })).toThrow(/file "\/no\/such\/file.box" cannot be read/);
+    expect(() => new BoxProvider(stack, 'P8', { version, name: 'vb', file: boxFile('x'), checksum: 'ab' })).toThrow(/checksum is computed from file/);
   });
 });

@@ -1,37 +1,102 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExampleOptions, ExampleStack } from '../../examples/typescript/main';
 import { openTransport } from '../../src/client/open';
-import { RegistryBox, RegistryClient } from '../../src/client/registry';
+import { RegistryClient } from '../../src/client/registry';
+import { makeBoxFile } from '../helpers/box-file';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
 import { terraformEnv, TerraformWorkspace } from '../helpers/terraform';
 import { freePort } from '../setup/postgres';
 
 const tf = terraformEnv();
+/** `vagrant box add` of the deployed box is checked when vagrant is installed (test/e2e/vagrant-cli.test.ts requires it under CI). */
+const hasVagrant = spawnSync('vagrant', ['--version']).status === 0;
 const describeWithTerraform = tf ? describe : describe.skip;
 if (!tf) process.stderr.write('terraform/tofu and the null provider are not available: Box construct e2e tests skipped\n');
 
-/** Deploys examples/typescript with one description changed and the db box declared or not. */
-function declare(ws: TerraformWorkspace, connection: Connection, opts: { web: string; db: boolean }) {
-  ws.synthStack((app) => new ExampleStack(app, 'stack', { ...connection, webDescription: opts.web, withDb: opts.db }));
+/**
+ * Deploys examples/typescript with one description changed, the db box and web's version 1.0.0
+ * declared or not; its catalog objects are left out here (test/e2e/catalog-constructs.test.ts deploys them).
+ */
+function declare(ws: TerraformWorkspace, connection: Connection, opts: { web: string; db: boolean; version?: boolean; boxFile?: string }) {
+  ws.synthStack(
+    (app) =>
+      new ExampleStack(app, 'stack', {
+        ...connection,
+        webDescription: opts.web,
+        withDb: opts.db,
+        withWebVersion: opts.version ?? false,
+        boxFile: opts.boxFile,
+        withCatalog: false,
+      }),
+  );
 }
+
+const sha256 = (content: string) => createHash('sha256').update(content).digest('hex');
 
 /** Runs the custom-resource life cycle and checks the registry after each step. */
 type Connection = Pick<ExampleOptions, 'registryUrl' | 'dataDir' | 'tokenEnvVar'>;
 
-async function lifeCycle(ws: TerraformWorkspace, props: Connection, read: (tag: string) => Promise<RegistryBox | undefined>) {
-  declare(ws, props, { web: 'one', db: true });
+async function lifeCycle(
+  ws: TerraformWorkspace,
+  props: Connection,
+  registry: <T>(call: (client: RegistryClient) => Promise<T>) => Promise<T>,
+  env: Record<string, string> = {},
+) {
+  const read = (tag: string) => registry((c) => c.getBox(...(tag.split('/') as [string, string])));
+  const boxFile = join(tempDir('hangar-box-'), 'web.box');
+  writeFileSync(boxFile, 'box file, first build');
+  declare(ws, props, { web: 'one', db: true, version: true, boxFile });
   ws.deploy();
   const first = await read('acme/web');
   expect(first).toMatchObject({ short_description: 'one', private: false, description_markdown: '# web\n\nA box with nginx, built nightly.' });
   expect(await read('acme/db')).toMatchObject({ short_description: 'PostgreSQL 15', private: true });
+  // The version is released after its provider uploaded the file.
+  const version = await registry((c) => c.getVersion('acme', 'web', '1.0.0'));
+  expect(version).toMatchObject({ status: 'active', description_markdown: 'First release' });
+  expect(version!.providers).toEqual([expect.objectContaining({ name: 'virtualbox', hosted: true, checksum: sha256('box file, first build') })]);
+
+  // hangar diff: in sync; a version revoked by hand is drift, and --fix releases it again.
+  const inSync = hangar(['diff', ws.dir], env);
+  expect(inSync).toMatchObject({ code: 0 });
+  expect(inSync.stdout).toMatch(/registry\.box-version acme\/web\/1\.0\.0: in sync/);
+  expect(inSync.stdout).toMatch(/registry\.box-provider acme\/web\/1\.0\.0\/virtualbox: in sync/);
+  await registry((c) => c.revokeVersion('acme', 'web', '1.0.0'));
+  const drift = hangar(['diff', ws.dir], env);
+  expect(drift).toMatchObject({ code: 2 });
+  expect(drift.stdout).toContain('~ registry.box-version acme/web/1.0.0: released: live false, desired true');
+  expect(hangar(['diff', ws.dir, '--fix'], env)).toMatchObject({ code: 0 });
+  expect(await registry((c) => c.getVersion('acme', 'web', '1.0.0'))).toMatchObject({ status: 'active' });
 
   // A retried apply converges without changes.
   expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
 
+  // A new file content: only the provider's config is replaced (a new upload), the version stays.
+  writeFileSync(boxFile, 'box file, second build');
+  declare(ws, props, { web: 'one', db: true, version: true, boxFile });
+  const reupload = ws.run('plan', '-input=false');
+  expect(reupload).toMatch(/WebV1Virtualbox_Config_\w+ must be replaced/);
+  expect(reupload).not.toMatch(/WebV1Virtualbox_Identity_\w+ must be replaced|WebV1_(Identity|Config|Release)_\w+ must be replaced/);
+  ws.deploy();
+  const reuploaded = await registry((c) => c.getVersion('acme', 'web', '1.0.0'));
+  expect(reuploaded).toMatchObject({ status: 'active', created_at: version!.created_at });
+  expect(reuploaded!.providers).toEqual([expect.objectContaining({ hosted: true, checksum: sha256('box file, second build') })]);
+  expect(reuploaded!.providers[0].hosted_token).not.toBe(version!.providers[0].hosted_token);
+
+  // Removing the version (and its provider) from the stack deletes them; the box stays.
+  declare(ws, props, { web: 'one', db: true });
+  ws.deploy();
+  expect(await registry((c) => c.getVersion('acme', 'web', '1.0.0'))).toBeUndefined();
+  expect(await read('acme/web')).toMatchObject({ short_description: 'one' });
+  declare(ws, props, { web: 'one', db: true, version: true, boxFile });
+  ws.deploy();
+  expect(await registry((c) => c.getVersion('acme', 'web', '1.0.0'))).toMatchObject({ status: 'active' });
+
   // Update in place: the same box (same creation time), a new description; the identity is kept.
-  declare(ws, props, { web: 'two', db: true });
+  declare(ws, props, { web: 'two', db: true, version: true, boxFile });
   const plan = ws.run('plan', '-input=false');
   expect(plan).toMatch(/Web_Config_\w+ must be replaced/);
   expect(plan).not.toMatch(/Web_Identity_\w+ must be replaced/);
@@ -40,12 +105,12 @@ async function lifeCycle(ws: TerraformWorkspace, props: Connection, read: (tag: 
   expect(second).toMatchObject({ short_description: 'two', created_at: first!.created_at });
 
   // Removal from the stack deletes the box; the other one stays.
-  declare(ws, props, { web: 'two', db: false });
+  declare(ws, props, { web: 'two', db: false, version: true, boxFile });
   ws.deploy();
   expect(await read('acme/db')).toBeUndefined();
   expect(await read('acme/web')).toMatchObject({ short_description: 'two' });
 
-  // Destroy deletes everything.
+  // Destroy deletes everything (the provider of the released version first).
   ws.destroy();
   expect(await read('acme/web')).toBeUndefined();
 }
@@ -57,16 +122,16 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
     const data = tempDir();
     expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
     expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
-    const read = async (tag: string) => {
+    const registry = async <T>(call: (client: RegistryClient) => Promise<T>) => {
       const transport = await openTransport({ dataDir: data });
       try {
-        return await new RegistryClient(transport).getBox(...(tag.split('/') as [string, string]));
+        return await call(new RegistryClient(transport));
       } finally {
         await transport.close();
       }
     };
     const ws = new TerraformWorkspace(tf!);
-    await lifeCycle(ws, { dataDir: data }, read);
+    await lifeCycle(ws, { dataDir: data }, registry);
 
     // Deploy again with no server running, then serve the data directory.
     declare(ws, { dataDir: data }, { web: 'served', db: true });
@@ -125,14 +190,21 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
       expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--address', server.urls.registry], admin).code).toBe(0);
       expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--address', server.urls.registry], admin).code).toBe(0);
       const client = new RegistryClient(await openTransport({ endpoints: { registry: server.urls.registry } }), rootToken);
-      const read = (tag: string) => client.getBox(...(tag.split('/') as [string, string]));
 
       const ws = new TerraformWorkspace(tf!, { DEPLOY_TOKEN: rootToken });
       const props = { registryUrl: server.urls.registry, tokenEnvVar: 'DEPLOY_TOKEN' };
-      await lifeCycle(ws, props, read);
+      await lifeCycle(ws, props, (call) => call(client), { DEPLOY_TOKEN: rootToken });
 
-      declare(ws, props, { web: 'again', db: true });
+      // A real box file, uploaded by the deploy, is what `vagrant box add` downloads and checks.
+      const box = makeBoxFile(tempDir());
+      declare(ws, props, { web: 'again', db: true, version: true, boxFile: box.path });
       ws.deploy();
+      if (hasVagrant) {
+        const home = tempDir('hangar-vagrant-');
+        const env = { ...process.env, VAGRANT_HOME: home, VAGRANT_SERVER_URL: server.urls.registry, VAGRANT_CHECKPOINT_DISABLE: '1' };
+        const add = spawnSync('vagrant', ['box', 'add', 'acme/web', '--provider', 'virtualbox'], { env, cwd: home, encoding: 'utf8', timeout: 120_000 });
+        expect(`${add.stdout}${add.stderr}`).toMatch(/Successfully added box 'acme\/web' \(v1\.0\.0\) for 'virtualbox'/);
+      }
       const stored = ws.everythingStored();
       expect(stored).toContain('acme/web');
       expect(stored).not.toContain(rootToken);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../helpers/storage';
 
@@ -30,7 +30,15 @@ describe('Python package', () => {
     run('python3', ['-m', 'venv', venv]);
     run(join(venv, 'bin', 'pip'), ['install', '--quiet', join(dist, 'python', wheel!)]);
 
-    const env = { PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`, HANGAR_REGISTRY_URL: '', HANGAR_EXAMPLE_OWNER: 'acme' };
+    // Both examples upload this file (same path, same checksum) for web 1.0.0's virtualbox provider.
+    const boxFile = join(tempDir('hangar-box-'), 'web.box');
+    writeFileSync(boxFile, 'a small box file');
+    const env = {
+      PATH: `${join(ROOT, 'node_modules', '.bin')}:${process.env.PATH}`,
+      HANGAR_REGISTRY_URL: '',
+      HANGAR_EXAMPLE_OWNER: 'acme',
+      HANGAR_EXAMPLE_BOX_FILE: boxFile,
+    };
     const pyOut = tempDir('hangar-py-out-');
     run(join(venv, 'bin', 'python'), [join(ROOT, 'examples', 'python', 'main.py')], { ...env, CDKTF_OUTDIR: pyOut });
     const tsOut = tempDir('hangar-ts-out-');
@@ -45,5 +53,7 @@ describe('Python package', () => {
     const cli = py.resource.null_resource[Object.keys(py.resource.null_resource).find((k) => k.startsWith('Web_Config_'))!]
       .provisioner[0]['local-exec'].environment.HANGAR_CLI;
     expect(existsSync(join(pyOut, 'stacks', 'hangar-example', cli))).toBe(true);
+    const provider = py.resource.null_resource[Object.keys(py.resource.null_resource).find((k) => k.startsWith('WebV1Virtualbox_Config_'))!];
+    expect(JSON.parse(Buffer.from(provider.triggers.payload, 'base64url').toString()).desired).toMatchObject({ file: boxFile });
   });
 });

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeBoxFile } from '../helpers/box-file';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
 
@@ -53,19 +53,6 @@ function vagrant(server: RunningServer): Vagrant {
       return new Promise((resolve) => child.on('exit', (code) => resolve({ code: code ?? -1, out })));
     },
   };
-}
-
-/** A small but real box file: a tar.gz with metadata.json, a Vagrantfile and a "disk". */
-function makeBoxFile(dir: string): { path: string; sha256: string } {
-  const src = join(dir, 'box-src');
-  mkdirSync(src, { recursive: true });
-  writeFileSync(join(src, 'metadata.json'), '{"provider":"virtualbox"}');
-  writeFileSync(join(src, 'Vagrantfile'), 'Vagrant.configure("2") do |config|\nend\n');
-  writeFileSync(join(src, 'box-disk1.vmdk'), randomBytes(256 * 1024));
-  const path = join(dir, 'test.box');
-  const tar = spawnSync('tar', ['czf', path, '-C', src, 'metadata.json', 'Vagrantfile', 'box-disk1.vmdk']);
-  if (tar.status !== 0) throw new Error(`tar failed: ${tar.stderr}`);
-  return { path, sha256: createHash('sha256').update(readFileSync(path)).digest('hex') };
 }
 
 async function api(server: RunningServer, method: string, path: string, body?: unknown, token = ROOT) {

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { findPostgresBin, startCluster, TestCluster } from './postgres';
+import { findPostgresBin, startCluster } from './postgres';
 
-/** The cluster of this jest run; globalTeardown runs in the same process and stops it. */
-export const clusterOfThisRun = globalThis as typeof globalThis & { hangarTestCluster?: TestCluster };
+export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
 
 /**
  * Once per test run: the bundled CLI is built (tests run it as users do) and a private PostgreSQL
@@ -21,5 +21,7 @@ export default async function globalSetup(): Promise<void> {
   }
   const cluster = await startCluster(bin);
   process.env.HANGAR_TEST_POSTGRES_URL = cluster.url;
-  clusterOfThisRun.hangarTestCluster = cluster;
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  writeFileSync(STATE_FILE, JSON.stringify(cluster));
+  if (!existsSync(STATE_FILE)) throw new Error('could not record the test cluster');
 }

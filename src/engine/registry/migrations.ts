@@ -141,4 +141,12 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX registry_box_terms_by_box ON registry_box_terms (box_id);
     `,
   },
+  {
+    version: 103,
+    name: 'registry search terms by box and term (probing a box for a word prefix without a table lookup)',
+    sql: `
+      CREATE INDEX registry_box_terms_by_box_term ON registry_box_terms (box_id, term);
+      DROP INDEX registry_box_terms_by_box;
+    `,
+  },
 ];

@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { jose, Jose } from '../../../src/engine/secrets/engines/jwt/keys';
+import { jose, Jose } from '../../../src/engine/jwt-keys';
 
 export interface TestKey {
   readonly kid: string;

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { AUTH_METHOD_TYPES, AuthMethodRow, checkJwtConfig, getAuthMethod, renderAuthMethod } from '../acl/auth-methods';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { blockingQuery, ok } from '../query';
 import {
   AUTH_METHOD_NAME,
   badRequest,
@@ -15,6 +14,7 @@ import {
   requirePermission,
 } from '../route';
 import { requestWrites } from '../runtime';
+import { aclDeleteRoute, aclListRoute, aclReadRoute, NameParam, rowsInScope } from './acl-crud';
 
 const MethodBody = consulObject({
   Name: z.string().optional(),
@@ -30,7 +30,6 @@ const MethodBody = consulObject({
 });
 type MethodBody = z.infer<typeof MethodBody>;
 
-const NameParam = z.object({ name: z.string().min(1) });
 
 function maxTokenTtl(value: string | number | undefined): number {
   if (value === undefined || value === 0 || value === '' || value === '0s') return 0;
@@ -103,59 +102,22 @@ export const aclAuthMethodRoutes = [
     permission: 'acl:write',
     handler: async ({ params, query, body }, ctx) => writeMethod(ctx, query, body, params.name),
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/auth-method/:name',
-    params: NameParam,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getAuthMethod(db, ns, params.name);
-        return row ? ok(renderAuthMethod(row)) : { status: 404, body: undefined };
-      });
-    },
+  aclReadRoute('/v1/acl/auth-method/:name', NameParam, async (db, params, ns) => {
+    const row = await getAuthMethod(db, ns, params.name);
+    return row ? renderAuthMethod(row) : undefined;
   }),
-  catalogRoute({
-    method: 'DELETE',
-    path: '/v1/acl/auth-method/:name',
-    params: NameParam,
-    query: CommonQuery,
-    permission: 'acl:write',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'write', undefined, ns);
-      if (await getAuthMethod(ctx.db, ns, params.name)) {
-        // As the public service does: its binding rules and the tokens it issued go with it.
-        await requestWrites(ctx).next('acl');
-        await ctx.db.run('DELETE FROM catalog_acl_binding_rules WHERE ns = ? AND auth_method = ?', [ns, params.name]);
-        await ctx.db.run('DELETE FROM catalog_acl_tokens WHERE ns = ? AND auth_method = ?', [ns, params.name]);
-        await ctx.db.run('DELETE FROM catalog_acl_auth_methods WHERE ns = ? AND name = ?', [ns, params.name]);
-      }
-      return true;
-    },
+  aclDeleteRoute('/v1/acl/auth-method/:name', NameParam, async (ctx, params, ns) => {
+    if (await getAuthMethod(ctx.db, ns, params.name)) {
+      // As the public service does: its binding rules and the tokens it issued go with it.
+      await requestWrites(ctx).next('acl');
+      await ctx.db.run('DELETE FROM catalog_acl_binding_rules WHERE ns = ? AND auth_method = ?', [ns, params.name]);
+      await ctx.db.run('DELETE FROM catalog_acl_tokens WHERE ns = ? AND auth_method = ?', [ns, params.name]);
+      await ctx.db.run('DELETE FROM catalog_acl_auth_methods WHERE ns = ? AND name = ?', [ns, params.name]);
+    }
+    return true;
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/auth-methods',
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ query }, ctx) => {
-      const all = query.ns === '*';
-      const ns = all ? '*' : requestNamespace(ctx, query);
-      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
-      const authz = ctx.actor!.authz;
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const rows = await db.all<AuthMethodRow>(
-          all ? 'SELECT * FROM catalog_acl_auth_methods ORDER BY name' : 'SELECT * FROM catalog_acl_auth_methods WHERE ns = ? ORDER BY name',
-          all ? [] : [ns],
-        );
-        return ok(rows.filter((r) => !all || authz.allowed('acl', 'read', undefined, r.ns)).map((r) => renderAuthMethod(r, true)));
-      });
-    },
+  aclListRoute('/v1/acl/auth-methods', CommonQuery, async (db, _query, scope) => {
+    const rows = await rowsInScope<AuthMethodRow>(db, 'catalog_acl_auth_methods', scope, 'name');
+    return rows.filter((r) => scope.visible(r.ns)).map((r) => renderAuthMethod(r, true));
   }),
 ];

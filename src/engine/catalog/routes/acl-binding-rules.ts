@@ -5,9 +5,9 @@ import { getAuthMethod, selectableNames } from '../acl/auth-methods';
 import { BindNameError, BindType, validateBindName } from '../acl/bind-name';
 import { Selector, SelectorError } from '../acl/selector';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { blockingQuery, ok } from '../query';
-import { badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
+import { badRequest, CatalogContext, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
 import { requestWrites } from '../runtime';
+import { aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam } from './acl-crud';
 
 export interface BindingRuleRow {
   id: string;
@@ -34,7 +34,6 @@ const RuleBody = consulObject({
 });
 type RuleBody = z.infer<typeof RuleBody>;
 
-const Id = z.object({ id: z.string().min(1) });
 const ListQuery = CommonQuery.extend({ authmethod: z.string().optional() });
 
 export function renderBindingRule(row: BindingRuleRow): Record<string, unknown> {
@@ -119,81 +118,25 @@ async function writeRule(ctx: CatalogContext, query: CommonQuery, body: RuleBody
 
 /** /v1/acl/binding-rule*: rules that turn a login identity into a token's identities and roles. */
 export const aclBindingRuleRoutes = [
-  catalogRoute({
-    method: 'PUT',
-    path: '/v1/acl/binding-rule',
-    query: CommonQuery,
-    body: RuleBody,
-    permission: 'acl:write',
-    handler: async ({ query, body }, ctx) => {
-      if (body.ID) throw badRequest('Cannot specify the ID when creating a new binding rule');
-      return writeRule(ctx, query, body);
-    },
+  aclCreateRoute('/v1/acl/binding-rule', RuleBody, 'binding rule', writeRule),
+  aclUpdateRoute('/v1/acl/binding-rule/:id', RuleBody, 'BindingRule', writeRule),
+  aclReadRoute('/v1/acl/binding-rule/:id', IdParam, async (db, params, ns) => {
+    const row = await getRule(db, params.id);
+    return row && row.ns === ns ? renderBindingRule(row) : undefined;
   }),
-  catalogRoute({
-    method: 'PUT',
-    path: '/v1/acl/binding-rule/:id',
-    params: Id,
-    query: CommonQuery,
-    body: RuleBody,
-    permission: 'acl:write',
-    handler: async ({ params, query, body }, ctx) => {
-      if (body.ID && body.ID !== params.id) throw badRequest('BindingRule ID in URL and payload do not match');
-      return writeRule(ctx, query, body, params.id);
-    },
+  aclDeleteRoute('/v1/acl/binding-rule/:id', IdParam, async (ctx, params, ns) => {
+    const row = await getRule(ctx.db, params.id);
+    if (!row || row.ns !== ns) return false;
+    await deleteAclRow(ctx, 'catalog_acl_binding_rules', params.id);
+    return true;
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/binding-rule/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getRule(db, params.id);
-        return row && row.ns === ns ? ok(renderBindingRule(row)) : { status: 404, body: undefined };
-      });
-    },
-  }),
-  catalogRoute({
-    method: 'DELETE',
-    path: '/v1/acl/binding-rule/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:write',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'write', undefined, ns);
-      const row = await getRule(ctx.db, params.id);
-      if (!row || row.ns !== ns) return false;
-      await requestWrites(ctx).next('acl');
-      await ctx.db.run('DELETE FROM catalog_acl_binding_rules WHERE id = ?', [params.id]);
-      return true;
-    },
-  }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/binding-rules',
-    query: ListQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ query }, ctx) => {
-      const all = query.ns === '*';
-      const ns = all ? '*' : requestNamespace(ctx, query);
-      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
-      const authz = ctx.actor!.authz;
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const where = [...(all ? [] : ['ns = ?']), ...(query.authmethod ? ['auth_method = ?'] : [])];
-        const params = [...(all ? [] : [ns]), ...(query.authmethod ? [query.authmethod] : [])];
-        const rows = await db.all<BindingRuleRow>(
-          `SELECT * FROM catalog_acl_binding_rules ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY create_index`,
-          params,
-        );
-        return ok(rows.filter((r) => !all || authz.allowed('acl', 'read', undefined, r.ns)).map(renderBindingRule));
-      });
-    },
+  aclListRoute('/v1/acl/binding-rules', ListQuery, async (db, query, scope) => {
+    const where = [...(scope.all ? [] : ['ns = ?']), ...(query.authmethod ? ['auth_method = ?'] : [])];
+    const params = [...(scope.all ? [] : [scope.ns]), ...(query.authmethod ? [query.authmethod] : [])];
+    const rows = await db.all<BindingRuleRow>(
+      `SELECT * FROM catalog_acl_binding_rules ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY create_index`,
+      params,
+    );
+    return rows.filter((r) => scope.visible(r.ns)).map(renderBindingRule);
   }),
 ];

@@ -4,11 +4,9 @@ import { UniqueViolation } from '../../storage';
 import { parseRules, RulesError } from '../acl/rules';
 import { getPolicy, getPolicyByName, PolicyRow, renderPolicy } from '../acl/store';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { blockingQuery, ok } from '../query';
 import {
   aclNotFound,
   badRequest,
-  catalogRoute,
   CommonQuery,
   consulObject,
   GLOBAL_MANAGEMENT_ID,
@@ -18,6 +16,7 @@ import {
   CatalogContext,
 } from '../route';
 import { requestWrites } from '../runtime';
+import { aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam, NameParam, rowsInScope } from './acl-crud';
 
 const PolicyBody = consulObject({
   ID: z.string().optional(),
@@ -29,9 +28,6 @@ const PolicyBody = consulObject({
   ...READ_ONLY_FIELDS,
 });
 type PolicyBody = z.infer<typeof PolicyBody>;
-
-const Id = z.object({ id: z.string().min(1) });
-const Name = z.object({ name: z.string().min(1) });
 
 /** Creates or updates a policy; the builtin global-management policy keeps its rules. */
 async function writePolicy(ctx: CatalogContext, query: CommonQuery, body: PolicyBody, id?: string) {
@@ -84,99 +80,27 @@ async function writePolicy(ctx: CatalogContext, query: CommonQuery, body: Policy
 }
 
 export const aclPolicyRoutes = [
-  catalogRoute({
-    method: 'PUT',
-    path: '/v1/acl/policy',
-    query: CommonQuery,
-    body: PolicyBody,
-    permission: 'acl:write',
-    handler: async ({ query, body }, ctx) => {
-      if (body.ID) throw badRequest('Cannot specify the ID when creating a new policy');
-      return writePolicy(ctx, query, body);
-    },
+  aclCreateRoute('/v1/acl/policy', PolicyBody, 'policy', writePolicy),
+  aclUpdateRoute('/v1/acl/policy/:id', PolicyBody, 'Policy', writePolicy),
+  aclReadRoute('/v1/acl/policy/:id', IdParam, async (db, params, ns) => {
+    const row = await getPolicy(db, params.id);
+    // Policies of the default namespace are readable from every namespace.
+    if (!row || (row.ns !== ns && row.ns !== 'default')) throw aclNotFound();
+    return renderPolicy(row);
   }),
-  catalogRoute({
-    method: 'PUT',
-    path: '/v1/acl/policy/:id',
-    params: Id,
-    query: CommonQuery,
-    body: PolicyBody,
-    permission: 'acl:write',
-    handler: async ({ params, query, body }, ctx) => {
-      if (body.ID && body.ID !== params.id) throw badRequest('Policy ID in URL and payload do not match');
-      return writePolicy(ctx, query, body, params.id);
-    },
+  aclReadRoute('/v1/acl/policy/name/:name', NameParam, async (db, params, ns) => {
+    const row = await getPolicyByName(db, ns, params.name);
+    if (!row) throw aclNotFound();
+    return renderPolicy(row);
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/policy/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getPolicy(db, params.id);
-        if (!row || (row.ns !== ns && row.ns !== 'default')) throw aclNotFound();
-        return ok(renderPolicy(row));
-      });
-    },
+  aclDeleteRoute('/v1/acl/policy/:id', IdParam, async (ctx, params, ns) => {
+    if (params.id === GLOBAL_MANAGEMENT_ID) throw badRequest('Delete operation not permitted on the builtin global-management policy');
+    const row = await getPolicy(ctx.db, params.id);
+    if (row && row.ns === ns) await deleteAclRow(ctx, 'catalog_acl_policies', params.id);
+    return true;
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/policy/name/:name',
-    params: Name,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getPolicyByName(db, ns, params.name);
-        if (!row) throw aclNotFound();
-        return ok(renderPolicy(row));
-      });
-    },
-  }),
-  catalogRoute({
-    method: 'DELETE',
-    path: '/v1/acl/policy/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:write',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'write', undefined, ns);
-      if (params.id === GLOBAL_MANAGEMENT_ID) throw badRequest('Delete operation not permitted on the builtin global-management policy');
-      const row = await getPolicy(ctx.db, params.id);
-      if (row && row.ns === ns) {
-        await requestWrites(ctx).next('acl');
-        await ctx.db.run('DELETE FROM catalog_acl_policies WHERE id = ?', [params.id]);
-      }
-      return true;
-    },
-  }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/policies',
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ query }, ctx) => {
-      const all = query.ns === '*';
-      const ns = all ? '*' : requestNamespace(ctx, query);
-      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
-      const authz = ctx.actor!.authz;
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const rows = await db.all<PolicyRow>(
-          all ? 'SELECT * FROM catalog_acl_policies ORDER BY create_index, name' : 'SELECT * FROM catalog_acl_policies WHERE ns = ? ORDER BY create_index, name',
-          all ? [] : [ns],
-        );
-        return ok(rows.filter((r) => !all || authz.allowed('acl', 'read', undefined, r.ns)).map((r) => renderPolicy(r, true)));
-      });
-    },
+  aclListRoute('/v1/acl/policies', CommonQuery, async (db, _query, scope) => {
+    const rows = await rowsInScope<PolicyRow>(db, 'catalog_acl_policies', scope, 'create_index, name');
+    return rows.filter((r) => scope.visible(r.ns)).map((r) => renderPolicy(r, true));
   }),
 ];

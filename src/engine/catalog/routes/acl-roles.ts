@@ -3,11 +3,9 @@ import { z } from 'zod';
 import { UniqueViolation } from '../../storage';
 import { getRole, getRoleByName, json, normalizeIdentities, renderRole, resolvePolicyLinks, RoleRow } from '../acl/store';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { blockingQuery, ok } from '../query';
 import {
   badRequest,
   CatalogContext,
-  catalogRoute,
   CommonQuery,
   consulObject,
   LinkBody,
@@ -18,6 +16,7 @@ import {
   ServiceIdentityBody,
 } from '../route';
 import { requestWrites } from '../runtime';
+import { aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam, NameParam, rowsInScope } from './acl-crud';
 
 const RoleBody = consulObject({
   ID: z.string().optional(),
@@ -31,8 +30,6 @@ const RoleBody = consulObject({
 });
 type RoleBody = z.infer<typeof RoleBody>;
 
-const Id = z.object({ id: z.string().min(1) });
-const Name = z.object({ name: z.string().min(1) });
 const ListQuery = CommonQuery.extend({ policy: z.string().optional() });
 
 async function writeRole(ctx: CatalogContext, query: CommonQuery, body: RoleBody, id?: string) {
@@ -82,102 +79,28 @@ async function writeRole(ctx: CatalogContext, query: CommonQuery, body: RoleBody
 }
 
 export const aclRoleRoutes = [
-  catalogRoute({
-    method: 'PUT',
-    path: '/v1/acl/role',
-    query: CommonQuery,
-    body: RoleBody,
-    permission: 'acl:write',
-    handler: async ({ query, body }, ctx) => {
-      if (body.ID) throw badRequest('Cannot specify the ID when creating a new role');
-      return writeRole(ctx, query, body);
-    },
+  aclCreateRoute('/v1/acl/role', RoleBody, 'role', writeRole),
+  aclUpdateRoute('/v1/acl/role/:id', RoleBody, 'Role', writeRole),
+  aclReadRoute('/v1/acl/role/:id', IdParam, async (db, params, ns) => {
+    const row = await getRole(db, params.id);
+    return row && row.ns === ns ? renderRole(db, row) : undefined;
   }),
-  catalogRoute({
-    method: 'PUT',
-    path: '/v1/acl/role/:id',
-    params: Id,
-    query: CommonQuery,
-    body: RoleBody,
-    permission: 'acl:write',
-    handler: async ({ params, query, body }, ctx) => {
-      if (body.ID && body.ID !== params.id) throw badRequest('Role ID in URL and payload do not match');
-      return writeRole(ctx, query, body, params.id);
-    },
+  aclReadRoute('/v1/acl/role/name/:name', NameParam, async (db, params, ns) => {
+    const row = await getRoleByName(db, ns, params.name);
+    return row ? renderRole(db, row) : undefined;
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/role/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getRole(db, params.id);
-        return row && row.ns === ns ? ok(await renderRole(db, row)) : { status: 404, body: undefined };
-      });
-    },
+  aclDeleteRoute('/v1/acl/role/:id', IdParam, async (ctx, params, ns) => {
+    const row = await getRole(ctx.db, params.id);
+    if (row && row.ns === ns) await deleteAclRow(ctx, 'catalog_acl_roles', params.id);
+    return true;
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/role/name/:name',
-    params: Name,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getRoleByName(db, ns, params.name);
-        return row ? ok(await renderRole(db, row)) : { status: 404, body: undefined };
-      });
-    },
-  }),
-  catalogRoute({
-    method: 'DELETE',
-    path: '/v1/acl/role/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:write',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'write', undefined, ns);
-      const row = await getRole(ctx.db, params.id);
-      if (row && row.ns === ns) {
-        await requestWrites(ctx).next('acl');
-        await ctx.db.run('DELETE FROM catalog_acl_roles WHERE id = ?', [params.id]);
-      }
-      return true;
-    },
-  }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/roles',
-    query: ListQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ query }, ctx) => {
-      const all = query.ns === '*';
-      const ns = all ? '*' : requestNamespace(ctx, query);
-      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
-      const authz = ctx.actor!.authz;
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const rows = await db.all<RoleRow>(
-          all ? 'SELECT * FROM catalog_acl_roles ORDER BY create_index' : 'SELECT * FROM catalog_acl_roles WHERE ns = ? ORDER BY create_index',
-          all ? [] : [ns],
-        );
-        const out = [];
-        for (const row of rows) {
-          if (all && !authz.allowed('acl', 'read', undefined, row.ns)) continue;
-          if (query.policy && !json<string[]>(row.policies, []).includes(query.policy)) continue;
-          out.push(await renderRole(db, row));
-        }
-        return ok(out);
-      });
-    },
+  aclListRoute('/v1/acl/roles', ListQuery, async (db, query, scope) => {
+    const out = [];
+    for (const row of await rowsInScope<RoleRow>(db, 'catalog_acl_roles', scope, 'create_index')) {
+      if (!scope.visible(row.ns)) continue;
+      if (query.policy && !json<string[]>(row.policies, []).includes(query.policy)) continue;
+      out.push(await renderRole(db, row));
+    }
+    return out;
   }),
 ];

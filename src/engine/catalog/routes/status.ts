@@ -1,9 +1,19 @@
+import { Reply } from '../../http/routes';
 import { catalogRoute } from '../route';
 
 /** The leader and peers of the one-node "cluster" a Hangar server is to clients. */
 const ADDRESS = '127.0.0.1:8300';
 
+/** The public service answers the leader as a JSON string (`"10.1.10.12:8300"`), not as text. */
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+
 export const statusRoutes = [
-  catalogRoute({ method: 'GET', path: '/v1/status/leader', permission: 'public', transaction: 'read', handler: async () => ADDRESS }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/status/leader',
+    permission: 'public',
+    transaction: 'read',
+    handler: async () => new Reply(200, JSON.stringify(ADDRESS), JSON_TYPE),
+  }),
   catalogRoute({ method: 'GET', path: '/v1/status/peers', permission: 'public', transaction: 'read', handler: async () => [ADDRESS] }),
 ];

@@ -1,4 +1,4 @@
-import type { HclValue } from './hcl';
+import type { HclValue } from '../../hcl';
 
 /**
  * A policy rule's parameter constraints (`allowed_parameters`, `denied_parameters`,

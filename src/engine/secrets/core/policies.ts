@@ -1,5 +1,5 @@
 import type { Barrier } from './barrier';
-import { HclObject, HclValue, parseHcl } from './hcl';
+import { HclObject, HclValue, parseHcl } from '../../hcl';
 import { mergeParameterRules, ParameterRules, parametersAllowed, parseParameterRules } from './parameters';
 import { CAPABILITIES, Capability } from './types';
 import type { Db } from '../../storage';
@@ -76,7 +76,7 @@ export function parsePolicy(text: string): PathRule[] {
       throw new Error(`policy is not valid JSON: ${(err as Error).message}`);
     }
   } else {
-    doc = parseHcl(text);
+    doc = parseHcl(text, { dialect: 'lenient', error: (line, message) => new Error(`policy syntax error at line ${line}: ${message}`) });
   }
   for (const key of Object.keys(doc)) if (key !== 'path' && key !== 'name') throw new Error(`policy: unknown top-level key "${key}"`);
   const paths = doc.path;

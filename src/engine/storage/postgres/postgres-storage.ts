@@ -1,6 +1,7 @@
 import { Pool, PoolClient, types as pgTypes } from 'pg';
 import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
-import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
+import { applyMigrations } from '../apply-migrations';
+import { Db, Migration, SqlValue, Storage, TxOptions } from '../types';
 
 /** Key of the advisory lock that serialises migrations across servers starting at once. */
 const MIGRATION_LOCK = 4_271_001;
@@ -51,22 +52,7 @@ export class PostgresStorage implements Storage {
   async migrate(): Promise<number> {
     return this.tx(async (db) => {
       await db.run('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
-      await db.run(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-      );
-      const applied = new Set((await db.all<Row>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
-      let count = 0;
-      for (const migration of this.migrations) {
-        if (applied.has(migration.version)) continue;
-        await db.run(migration.postgres ?? migration.sql);
-        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
-          migration.version,
-          migration.name,
-          Date.now(),
-        ]);
-        count++;
-      }
-      return count;
+      return applyMigrations(db, this.migrations, this.dialect, (sql) => db.run(sql));
     });
   }
 

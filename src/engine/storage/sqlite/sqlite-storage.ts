@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
+import { applyMigrations } from '../apply-migrations';
 import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
 
 const BUSY_TIMEOUT_MS = 10_000;
@@ -94,24 +95,8 @@ export class SqliteStorage implements Storage {
   }
 
   async migrate(): Promise<number> {
-    return this.tx(async (db) => {
-      this.db.exec(
-        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)',
-      );
-      const applied = new Set((await db.all<Row>('SELECT version FROM schema_migrations')).map((r) => Number(r.version)));
-      let count = 0;
-      for (const migration of this.migrations) {
-        if (applied.has(migration.version)) continue;
-        this.db.exec(migration.sqlite ?? migration.sql);
-        await db.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
-          migration.version,
-          migration.name,
-          Date.now(),
-        ]);
-        count++;
-      }
-      return count;
-    });
+    // exec, not db.run: a migration may hold several statements.
+    return this.tx((db) => applyMigrations(db, this.migrations, this.dialect, (sql) => this.db.exec(sql)));
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { createPublicKey, KeyObject, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { discover, fetchJson } from './keys';
+import { discover } from './keys';
+import { fetchJson } from '../../../jwt-keys';
 import { commaList, flexibleBoolean } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { Claims, checkAudience, checkTimes, loginFromClaims } from './claims';
 import { JwtConfig, publicKeyOf, readConfig, SIGNING_ALGS } from './config';
-import { discover, Discovery, jose, JwksCache } from './keys';
+import { discover, Discovery, verifyWithJwks } from './keys';
 import { JwtRole, readRole } from './roles';
+import { jose } from '../../../jwt-keys';
 import { HangarError } from '../../../http/errors';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 
 const DISCOVERY_MAX_AGE_MS = 3600_000;
-const jwks = new JwksCache();
 const discoveries = new Map<string, { doc: Discovery; at: number }>();
 
 /** The provider's discovery document, cached for an hour. */
@@ -67,7 +67,7 @@ export async function verifySignature(config: JwtConfig, token: string, algorith
     } else {
       const url = config.jwks_url || (await discovery(config)).jwks_uri;
       const ca = config.jwks_url ? config.jwks_ca_pem : config.oidc_discovery_ca_pem;
-      payload = (await jwks.verify(url, ca || undefined, token, algorithms)).payload;
+      payload = (await verifyWithJwks(url, ca || undefined, token, algorithms)).payload;
     }
   } catch (err) {
     if (err instanceof HangarError) throw err;

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { checkAudience, checkTimes, Claims, loginFromClaims } from './claims';
 import { JwtConfig } from './config';
-import { fetchJson } from './keys';
+import { fetchJson } from '../../../jwt-keys';
 import { algorithmsFor, checkIssuer, discovery, loginSetup, verifySignature } from './login';
 import { JwtRole } from './roles';
 import { badInput } from '../../core/request';

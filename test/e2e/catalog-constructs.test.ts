@@ -1,0 +1,166 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { App, TerraformStack } from 'cdktf';
+import { CI_JWT_PUBLIC_KEY, ExampleStack } from '../../examples/typescript/main';
+import { AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, Hangar, Namespace } from '../../src';
+import { CatalogClient } from '../../src/client/catalog';
+import { openTransport } from '../../src/client/open';
+import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
+import { tempDir } from '../helpers/storage';
+import { terraformEnv, TerraformWorkspace } from '../helpers/terraform';
+
+const tf = terraformEnv();
+const describeWithTerraform = tf ? describe : describe.skip;
+if (!tf) process.stderr.write('terraform/tofu and the null provider are not available: catalog construct e2e tests skipped\n');
+
+const PEM = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+
+interface Options {
+  readonly catalogUrl?: string;
+  readonly dataDir?: string;
+  readonly tokenEnvVar?: string;
+  readonly policyDescription: string;
+  readonly ruleSelector: string;
+  readonly withNodeRule: boolean;
+}
+
+/** A namespace with a policy, a role, a jwt auth method and binding rules. */
+function declare(ws: TerraformWorkspace, o: Options) {
+  ws.synthStack((app: App) => {
+    const stack = new TerraformStack(app, 'stack');
+    const conn = new Hangar(stack, 'Hangar', { catalogUrl: o.catalogUrl, dataDir: o.dataDir, tokenEnvVar: o.tokenEnvVar });
+    const namespace = new Namespace(stack, 'Team', { hangar: conn, name: 'team-a', description: 'Team A' });
+    const policy = new AclPolicy(stack, 'Policy', { hangar: conn, namespace, name: 'kv-app', description: o.policyDescription, rules: 'key_prefix "app/" { policy = "write" }' });
+    new AclRole(stack, 'Role', { hangar: conn, namespace, name: 'app', policies: [policy], serviceIdentities: ['web'] });
+    const method = new AclAuthMethod(stack, 'Jwt', { hangar: conn, namespace, name: 'ci', jwtValidationPubKeys: [PEM], claimMappings: { sub: 'user' }, maxTokenTtl: '1h' });
+    new BindingRule(stack, 'Users', { hangar: conn, authMethod: method, name: 'users', bindType: BindType.SERVICE, bindName: 'svc-${value.user}', selector: o.ruleSelector });
+    if (o.withNodeRule) new BindingRule(stack, 'Nodes', { hangar: conn, authMethod: method, name: 'nodes', bindType: BindType.NODE, bindName: '${value.user}' });
+    return stack;
+  });
+}
+
+async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'catalogUrl' | 'dataDir' | 'tokenEnvVar'>, withClient: <T>(fn: (c: CatalogClient) => Promise<T>) => Promise<T>,
+  beforeDestroy = () => {},
+) {
+  const base = { ...connection, policyDescription: 'one', ruleSelector: 'value.user != ""', withNodeRule: true };
+  declare(ws, base);
+  ws.deploy();
+  const first = await withClient(async (c) => ({
+    ns: await c.getNamespace('team-a'),
+    policy: await c.getPolicyByName('team-a', 'kv-app'),
+    role: await c.getRoleByName('team-a', 'app'),
+    method: await c.getAuthMethod('team-a', 'ci'),
+    rules: await c.listBindingRules('team-a', 'ci'),
+  }));
+  expect(first.ns).toMatchObject({ Name: 'team-a', Description: 'Team A' });
+  expect(first.policy).toMatchObject({ Name: 'kv-app', Description: 'one' });
+  expect(first.role).toMatchObject({ Name: 'app', Policies: [{ ID: first.policy!.ID, Name: 'kv-app' }], ServiceIdentities: [{ ServiceName: 'web' }] });
+  expect(first.method).toMatchObject({ Name: 'ci', Type: 'jwt', MaxTokenTTL: 3600e9 });
+  expect(first.rules.map((r) => r.Description).sort()).toEqual(['[hangar:nodes]', '[hangar:users]']);
+
+  // A retried apply converges without changes.
+  expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
+
+  // Update in place: the same policy and rule IDs, new values; identities are kept.
+  declare(ws, { ...base, policyDescription: 'two', ruleSelector: 'value.user == "alice"' });
+  const plan = ws.run('plan', '-input=false');
+  expect(plan).not.toMatch(/Identity_\w+ must be replaced/);
+  ws.deploy();
+  await withClient(async (c) => {
+    expect(await c.getPolicyByName('team-a', 'kv-app')).toMatchObject({ ID: first.policy!.ID, Description: 'two' });
+    const users = (await c.listBindingRules('team-a', 'ci')).find((r) => r.Description === '[hangar:users]');
+    expect(users).toMatchObject({ ID: first.rules.find((r) => r.Description === '[hangar:users]')!.ID, Selector: 'value.user == "alice"' });
+  });
+
+  // Removal from the stack deletes the rule; the others stay.
+  declare(ws, { ...base, policyDescription: 'two', ruleSelector: 'value.user == "alice"', withNodeRule: false });
+  ws.deploy();
+  await withClient(async (c) => expect((await c.listBindingRules('team-a', 'ci')).map((r) => r.Description)).toEqual(['[hangar:users]']));
+
+  beforeDestroy();
+  // Destroy deletes everything (the namespace is marked; the server's job removes it).
+  ws.destroy();
+  await withClient(async (c) => {
+    expect(await c.getAuthMethod('team-a', 'ci')).toBeUndefined();
+    expect(await c.getRoleByName('team-a', 'app')).toBeUndefined();
+    expect(await c.getPolicyByName('team-a', 'kv-app')).toBeUndefined();
+    // Marked for deletion, or already removed by a running server's job.
+    const ns = await c.getNamespace('team-a');
+    if (ns) expect(ns).toHaveProperty('DeletedAt');
+  });
+}
+
+describeWithTerraform('catalog constructs deployed by Terraform', () => {
+  jest.setTimeout(300_000);
+
+  test('embedded mode: the custom resources run the engine on a data directory', async () => {
+    const data = tempDir();
+    const ws = new TerraformWorkspace(tf!);
+    await lifeCycle(ws, { dataDir: data }, async (fn) => {
+      const transport = await openTransport({ dataDir: data });
+      try {
+        return await fn(new CatalogClient(transport));
+      } finally {
+        await transport.close();
+      }
+    });
+  });
+
+  test('examples/typescript: its catalog objects deploy and are destroyed', async () => {
+    const data = tempDir();
+    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
+    expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
+    const ws = new TerraformWorkspace(tf!);
+    ws.synthStack((app) => new ExampleStack(app, 'stack', { dataDir: data }));
+    ws.deploy();
+    const read = async () => {
+      const transport = await openTransport({ dataDir: data });
+      try {
+        const c = new CatalogClient(transport);
+        return {
+          role: await c.getRoleByName('team-web', 'deployer'),
+          method: await c.getAuthMethod('team-web', 'ci'),
+          rules: await c.listBindingRules('team-web', 'ci'),
+        };
+      } finally {
+        await transport.close();
+      }
+    };
+    const deployed = await read();
+    expect(deployed.role).toMatchObject({ Policies: [{ Name: 'web-kv' }] });
+    expect(deployed.method?.Config).toMatchObject({ JWTValidationPubKeys: [CI_JWT_PUBLIC_KEY], BoundIssuer: 'https://ci.example.com' });
+    expect(deployed.rules).toEqual([expect.objectContaining({ BindName: 'deploy-${value.repo}', Description: '[hangar:deploys]' })]);
+
+    // hangar diff: in sync; a policy changed by hand is drift, which --fix undoes.
+    const clean = hangar(['diff', ws.dir]);
+    expect(clean).toMatchObject({ code: 0, stdout: expect.stringMatching(/catalog\.auth-method team-web\/ci: in sync/) });
+    const transport = await openTransport({ dataDir: data });
+    const c = new CatalogClient(transport);
+    const policy = await c.getPolicyByName('team-web', 'web-kv');
+    await c.putPolicy('team-web', { Name: 'web-kv', Rules: 'key_prefix "" { policy = "write" }' }, policy!.ID);
+    await transport.close();
+    const drift = hangar(['diff', ws.dir]);
+    expect(drift).toMatchObject({ code: 2, stdout: expect.stringContaining('~ catalog.policy team-web/web-kv: rules') });
+    expect(hangar(['diff', ws.dir, '--fix']).code).toBe(0);
+    expect(hangar(['diff', ws.dir]).code).toBe(0);
+    ws.destroy();
+    expect(await read()).toEqual({ role: undefined, method: undefined, rules: [] });
+  });
+
+  test('HTTP mode: a running server, the token from the environment, never in the state', async () => {
+    const rootToken = `root-${Math.random().toString(36).slice(2)}-secret`;
+    let server: RunningServer | undefined;
+    try {
+      server = await startServerProcess(['--dev', '--dev-root-token', rootToken]);
+      const client = new CatalogClient(await openTransport({ endpoints: { catalog: server.urls.catalog } }), rootToken);
+      const ws = new TerraformWorkspace(tf!, { DEPLOY_TOKEN: rootToken });
+      const connection = { catalogUrl: server.urls.catalog, tokenEnvVar: 'DEPLOY_TOKEN' };
+      await lifeCycle(ws, connection, (fn) => fn(client), () => {
+        const stored = ws.everythingStored();
+        expect(stored).toContain('team-a/kv-app');
+        expect(stored).not.toContain(rootToken);
+      });
+    } finally {
+      await server?.stop();
+    }
+  });
+});
