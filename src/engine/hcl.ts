@@ -21,6 +21,8 @@ export interface HclOptions {
    * a repeated attribute replaces the earlier one, a repeated block merges over it shallowly.
    */
   readonly dialect: 'strict' | 'lenient';
+  /** What the text is, for messages ("found the end of the rules"). */
+  readonly document: string;
 }
 
 type Token =
@@ -42,7 +44,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
   const isPunct = (t: Token, value: string) => t.kind === 'punct' && t.value === value;
   const expect = (value: string) => {
     const t = next();
-    if (!isPunct(t, value)) fail(t, `expected "${value}", found ${describe(t)}`);
+    if (!isPunct(t, value)) fail(t, `expected "${value}", found ${describe(t, options.document)}`);
   };
 
   /** Items until "}" (consumed), or the end of the text at top level. */
@@ -63,7 +65,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
         next();
         continue;
       }
-      if (t.kind !== 'ident' && t.kind !== 'string') fail(t, `expected a name, found ${describe(t)}`);
+      if (t.kind !== 'ident' && t.kind !== 'string') fail(t, `expected a name, found ${describe(t, options.document)}`);
       next();
       const name = t.value as string;
       const after = peek();
@@ -122,7 +124,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
         }
       }
     }
-    return fail(t, `expected a value, found ${describe(t)}`);
+    return fail(t, `expected a value, found ${describe(t, options.document)}`);
   }
 
   /** Repeated blocks (`key "a" {}` twice, or `key "a" {}` and `key "b" {}`) merge into one object. */
@@ -140,8 +142,8 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
   return body(true);
 }
 
-function describe(t: Token): string {
-  if (t.kind === 'eof') return 'the end of the text';
+function describe(t: Token, document: string): string {
+  if (t.kind === 'eof') return `the end of ${document}`;
   if (t.kind === 'string') return `the string "${t.value}"`;
   return `"${t.value}"`;
 }

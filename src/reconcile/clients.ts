@@ -1,6 +1,6 @@
 import { ConnectionSpec } from './payload-format';
-import { openTransport } from '../client/open';
 import { CatalogClient } from '../client/catalog';
+import { openTransport } from '../client/open';
 import { RegistryClient } from '../client/registry';
 import { SecretsClient } from '../client/secrets';
 

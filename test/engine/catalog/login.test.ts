@@ -1,8 +1,8 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { CatalogServer, startCatalogServer } from './helpers';
-import { jose } from '../../../src/engine/jwt-keys';
 import { ManualClock } from '../../../src/engine/clock';
+import { jose } from '../../../src/engine/jwt-keys';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
 type Key = { privateKey: CryptoKey; publicPem: string; jwk: Record<string, unknown> };

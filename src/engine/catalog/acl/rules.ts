@@ -52,6 +52,7 @@ export function parseRules(source: string): ParsedRules {
   } else {
     generic = parseHcl(text, {
       dialect: 'strict',
+      document: 'the rules',
       error: (line, message) => new RulesError(`Failed to parse ACL rules: line ${line}: ${message}`),
     });
   }

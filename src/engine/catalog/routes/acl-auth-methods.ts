@@ -30,7 +30,6 @@ const MethodBody = consulObject({
 });
 type MethodBody = z.infer<typeof MethodBody>;
 
-
 function maxTokenTtl(value: string | number | undefined): number {
   if (value === undefined || value === 0 || value === '' || value === '0s') return 0;
   const ns = typeof value === 'number' ? value : parseDuration(value);

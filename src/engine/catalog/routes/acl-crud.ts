@@ -120,7 +120,7 @@ export interface ListScope {
 export function aclListRoute<Q extends CommonQuery>(
   path: string,
   query: z.ZodType<Q>,
-  list: (db: Db, query: Q, scope: ListScope) => Promise<unknown[]>,
+  list: (db: Db, query: Q, scope: ListScope, ctx: CatalogContext) => Promise<unknown[]>,
 ) {
   return catalogRoute({
     method: 'GET',
@@ -134,7 +134,7 @@ export function aclListRoute<Q extends CommonQuery>(
       if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
       const authz = ctx.actor!.authz;
       const scope: ListScope = { ns, all, visible: (rowNs) => !all || authz.allowed('acl', 'read', undefined, rowNs) };
-      return blockingQuery(ctx, input, ['acl'], async (db) => ok(await list(db, input, scope)));
+      return blockingQuery(ctx, input, ['acl'], async (db) => ok(await list(db, input, scope, ctx)));
     },
   });
 }

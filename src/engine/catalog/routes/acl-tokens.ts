@@ -15,7 +15,6 @@ import {
 } from '../acl/store';
 import { deleteToken, insertToken } from '../acl/tokens';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { blockingQuery, ok } from '../query';
 import {
   aclNotFound,
   actorOf,
@@ -36,6 +35,7 @@ import {
   UUID,
 } from '../route';
 import { requestWrites } from '../runtime';
+import { aclDeleteRoute, aclListRoute, aclReadRoute, IdParam, rowsInScope } from './acl-crud';
 
 const TokenBody = consulObject({
   AccessorID: z.string().optional(),
@@ -56,7 +56,6 @@ const TokenBody = consulObject({
 type TokenBody = z.infer<typeof TokenBody>;
 
 const CloneBody = consulObject({ Description: z.string().optional(), Namespace: z.string().optional() });
-const Id = z.object({ id: z.string().min(1) });
 const ListQuery = CommonQuery.extend({ policy: z.string().optional(), role: z.string().optional(), authmethod: z.string().optional() });
 
 const MIN_TTL_NS = 60e9;
@@ -190,27 +189,15 @@ export const aclTokenRoutes = [
       return renderToken(ctx.db, row, secret);
     },
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/token/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const row = await getToken(db, params.id, ctx.now);
-        if (!row || row.ns !== ns) throw aclNotFound();
-        return ok(await renderToken(db, row));
-      });
-    },
+  aclReadRoute('/v1/acl/token/:id', IdParam, async (db, params, ns, ctx) => {
+    const row = await getToken(db, params.id, ctx.now);
+    if (!row || row.ns !== ns) throw aclNotFound();
+    return renderToken(db, row);
   }),
   catalogRoute({
     method: 'PUT',
     path: '/v1/acl/token/:id',
-    params: Id,
+    params: IdParam,
     query: CommonQuery,
     body: TokenBody,
     permission: 'acl:write',
@@ -250,7 +237,7 @@ export const aclTokenRoutes = [
   catalogRoute({
     method: 'PUT',
     path: '/v1/acl/token/:id/clone',
-    params: Id,
+    params: IdParam,
     query: CommonQuery,
     body: CloneBody,
     permission: 'acl:write',
@@ -274,50 +261,24 @@ export const aclTokenRoutes = [
       return renderToken(ctx.db, row, secret);
     },
   }),
-  catalogRoute({
-    method: 'DELETE',
-    path: '/v1/acl/token/:id',
-    params: Id,
-    query: CommonQuery,
-    permission: 'acl:write',
-    handler: async ({ params, query }, ctx) => {
-      const ns = requestNamespace(ctx, query);
-      requirePermission(ctx, 'acl', 'write', undefined, ns);
-      if (params.id === ANONYMOUS_ACCESSOR) throw badRequest('Delete operation not permitted on the anonymous token');
-      if (params.id === actorOf(ctx).accessorId) throw badRequest('Deletion of the request\'s authorization token is not permitted');
-      const row = await getToken(ctx.db, params.id, ctx.now);
-      if (row && row.ns === ns) await deleteToken(requestWrites(ctx), params.id);
-      return true;
-    },
+  aclDeleteRoute('/v1/acl/token/:id', IdParam, async (ctx, params, ns) => {
+    if (params.id === ANONYMOUS_ACCESSOR) throw badRequest('Delete operation not permitted on the anonymous token');
+    if (params.id === actorOf(ctx).accessorId) throw badRequest('Deletion of the request\'s authorization token is not permitted');
+    const row = await getToken(ctx.db, params.id, ctx.now);
+    if (row && row.ns === ns) await deleteToken(requestWrites(ctx), params.id);
+    return true;
   }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/acl/tokens',
-    query: ListQuery,
-    permission: 'acl:read',
-    transaction: 'none',
-    handler: async ({ query }, ctx) => {
-      const all = query.ns === '*';
-      const ns = all ? '*' : requestNamespace(ctx, query);
-      const actor = actorOf(ctx);
-      if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
-      return blockingQuery(ctx, query, ['acl'], async (db) => {
-        const rows = await db.all<TokenRow>(
-          all ? 'SELECT * FROM catalog_acl_tokens ORDER BY create_index' : 'SELECT * FROM catalog_acl_tokens WHERE ns = ? ORDER BY create_index',
-          all ? [] : [ns],
-        );
-        const out = [];
-        for (const row of rows) {
-          if (row.expiration_time !== null && Number(row.expiration_time) <= ctx.now) continue;
-          if (all && !actor.authz.allowed('acl', 'read', undefined, row.ns)) continue;
-          if (query.policy && !json<string[]>(row.policies, []).includes(query.policy)) continue;
-          if (query.role && !json<string[]>(row.roles, []).includes(query.role)) continue;
-          if (query.authmethod && row.auth_method !== query.authmethod) continue;
-          const { Rules: _rules, ...stub } = await renderToken(db, row);
-          out.push({ ...stub, Legacy: false });
-        }
-        return ok(out);
-      });
-    },
+  aclListRoute('/v1/acl/tokens', ListQuery, async (db, query, scope, ctx) => {
+    const out = [];
+    for (const row of await rowsInScope<TokenRow>(db, 'catalog_acl_tokens', scope, 'create_index')) {
+      if (row.expiration_time !== null && Number(row.expiration_time) <= ctx.now) continue;
+      if (!scope.visible(row.ns)) continue;
+      if (query.policy && !json<string[]>(row.policies, []).includes(query.policy)) continue;
+      if (query.role && !json<string[]>(row.roles, []).includes(query.role)) continue;
+      if (query.authmethod && row.auth_method !== query.authmethod) continue;
+      const { Rules: _rules, ...stub } = await renderToken(db, row);
+      out.push({ ...stub, Legacy: false });
+    }
+    return out;
   }),
 ];

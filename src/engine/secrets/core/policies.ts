@@ -1,7 +1,7 @@
 import type { Barrier } from './barrier';
-import { HclObject, HclValue, parseHcl } from '../../hcl';
 import { mergeParameterRules, ParameterRules, parametersAllowed, parseParameterRules } from './parameters';
 import { CAPABILITIES, Capability } from './types';
+import { HclObject, HclValue, parseHcl } from '../../hcl';
 import type { Db } from '../../storage';
 
 export interface PathRule {
@@ -76,7 +76,11 @@ export function parsePolicy(text: string): PathRule[] {
       throw new Error(`policy is not valid JSON: ${(err as Error).message}`);
     }
   } else {
-    doc = parseHcl(text, { dialect: 'lenient', error: (line, message) => new Error(`policy syntax error at line ${line}: ${message}`) });
+    doc = parseHcl(text, {
+      dialect: 'lenient',
+      document: 'the policy',
+      error: (line, message) => new Error(`policy syntax error at line ${line}: ${message}`),
+    });
   }
   for (const key of Object.keys(doc)) if (key !== 'path' && key !== 'name') throw new Error(`policy: unknown top-level key "${key}"`);
   const paths = doc.path;

@@ -1,6 +1,6 @@
 import { Pool, PoolClient, types as pgTypes } from 'pg';
-import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { applyMigrations } from '../apply-migrations';
+import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { Db, Migration, SqlValue, Storage, TxOptions } from '../types';
 
 /** Key of the advisory lock that serialises migrations across servers starting at once. */

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, StatementSync } from 'node:sqlite';
-import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { applyMigrations } from '../apply-migrations';
+import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
 
 const BUSY_TIMEOUT_MS = 10_000;

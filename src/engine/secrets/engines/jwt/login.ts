@@ -3,8 +3,8 @@ import { Claims, checkAudience, checkTimes, loginFromClaims } from './claims';
 import { JwtConfig, publicKeyOf, readConfig, SIGNING_ALGS } from './config';
 import { discover, Discovery, verifyWithJwks } from './keys';
 import { JwtRole, readRole } from './roles';
-import { jose } from '../../../jwt-keys';
 import { HangarError } from '../../../http/errors';
+import { jose } from '../../../jwt-keys';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 

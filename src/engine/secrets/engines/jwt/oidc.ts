@@ -2,9 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { checkAudience, checkTimes, Claims, loginFromClaims } from './claims';
 import { JwtConfig } from './config';
-import { fetchJson } from '../../../jwt-keys';
 import { algorithmsFor, checkIssuer, discovery, loginSetup, verifySignature } from './login';
 import { JwtRole } from './roles';
+import { fetchJson } from '../../../jwt-keys';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
 
