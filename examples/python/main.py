@@ -1,9 +1,10 @@
 #!/usr/bin/env python
 """The Python twin of examples/typescript/main.ts: the same resources, the same triggers.
 
-With HANGAR_REGISTRY_URL (and HANGAR_CATALOG_URL) set the stack manages a running server (token
-from HANGAR_TOKEN at deploy time); otherwise the embedded engine on HANGAR_DATA. The owner must exist:
-`hangar registry create-org acme --owner alice`.
+With HANGAR_REGISTRY_URL (and HANGAR_CATALOG_URL, HANGAR_SECRETS_URL) set the stack manages a running
+server (token from HANGAR_TOKEN at deploy time); otherwise the embedded engine on HANGAR_DATA. The owner
+must exist: `hangar registry create-org acme --owner alice`. Deploying the secrets service's CI login
+needs the CI's PEM public key(s) in HANGAR_EXAMPLE_CI_JWT_PUBKEYS (e.g. CI_JWT_PUBLIC_KEY's text).
 """
 import os
 
@@ -13,13 +14,18 @@ from hangar_cdktf import (
     AclAuthMethod,
     AclPolicy,
     AclRole,
+    AuthMount,
     BindingRule,
     BindType,
     Box,
     BoxProvider,
     BoxVersion,
     Hangar,
+    JwtAuthBackend,
+    JwtAuthRole,
+    JwtRoleType,
     Namespace,
+    Policy,
 )
 
 CI_JWT_PUBLIC_KEY = """-----BEGIN PUBLIC KEY-----
@@ -27,6 +33,9 @@ MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEU0nXwxYseregyYhpGiAR+XiAp3JS
 Bo0xcYRbC+SawFuj1plNTCWf+5I3tcpSXj6P962UqWy1/qoU9nF30BR0GQ==
 -----END PUBLIC KEY-----
 """
+
+# The environment variable with the CI's PEM public key(s), read when the secrets login is deployed.
+CI_JWT_PUBKEYS_ENV = "HANGAR_EXAMPLE_CI_JWT_PUBKEYS"
 
 
 class ExampleStack(TerraformStack):
@@ -37,6 +46,7 @@ class ExampleStack(TerraformStack):
             "Hangar",
             registry_url=os.environ.get("HANGAR_REGISTRY_URL") or None,
             catalog_url=os.environ.get("HANGAR_CATALOG_URL") or None,
+            secrets_url=os.environ.get("HANGAR_SECRETS_URL") or None,
         )
         owner = os.environ.get("HANGAR_EXAMPLE_OWNER", "acme")
         web = Box(
@@ -86,6 +96,29 @@ class ExampleStack(TerraformStack):
             selector='value.repo != ""',
             bind_type=BindType.SERVICE,
             bind_name="deploy-${value.repo}",
+        )
+        # The secrets service: the CI logs in at auth/jwt-ci with its JWTs (audience "hangar") and gets
+        # a token with policy ci-deployer. --dev already mounts auth/jwt, hence a mount of its own.
+        deployer = Policy(self, "CiDeployerPolicy", name="ci-deployer", policy='path "pki/issue/web" { capabilities = ["update"] }')
+        mount = AuthMount(self, "JwtCi", path="jwt-ci", description="CI logins")
+        backend = JwtAuthBackend(
+            self,
+            "JwtCiConfig",
+            auth_mount=mount,
+            jwt_validation_pubkeys_env=CI_JWT_PUBKEYS_ENV,
+            jwt_supported_algs=["ES256"],
+            bound_issuer="https://ci.example.com",
+        )
+        JwtAuthRole(
+            self,
+            "JwtCiDeploy",
+            backend=backend,
+            name="deploy",
+            role_type=JwtRoleType.JWT,
+            user_claim="sub",
+            bound_audiences=["hangar"],
+            token_policies=[deployer.name],
+            token_ttl="15m",
         )
 
 

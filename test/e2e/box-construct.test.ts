@@ -19,7 +19,8 @@ if (!tf) process.stderr.write('terraform/tofu and the null provider are not avai
 
 /**
  * Deploys examples/typescript with one description changed, the db box and web's version 1.0.0
- * declared or not; its catalog objects are left out here (test/e2e/catalog-constructs.test.ts deploys them).
+ * declared or not; its catalog and secrets objects are left out here (test/e2e/catalog-constructs.test.ts
+ * and test/e2e/example-secrets.test.ts deploy them).
  */
 function declare(ws: TerraformWorkspace, connection: Connection, opts: { web: string; db: boolean; version?: boolean; boxFile?: string }) {
   ws.synthStack(
@@ -31,6 +32,7 @@ function declare(ws: TerraformWorkspace, connection: Connection, opts: { web: st
         withWebVersion: opts.version ?? false,
         boxFile: opts.boxFile,
         withCatalog: false,
+        withSecrets: false,
       }),
   );
 }

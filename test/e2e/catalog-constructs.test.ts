@@ -110,7 +110,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
     expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
     expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
     const ws = new TerraformWorkspace(tf!);
-    ws.synthStack((app) => new ExampleStack(app, 'stack', { dataDir: data }));
+    ws.synthStack((app) => new ExampleStack(app, 'stack', { dataDir: data, withSecrets: false }));
     ws.deploy();
     const read = async () => {
       const transport = await openTransport({ dataDir: data });
