@@ -42,6 +42,8 @@ const project = new cdktf.ConstructLibraryCdktf({
     'sanitize-html@^2',
     '@types/sanitize-html',
     'esbuild@^0.25',
+    // the real `cdktf deploy` of the example in the end-to-end tests
+    'cdktf-cli@0.21.0',
     // registry: dependencies of the box registry and its tests
     // secrets: dependencies of the secrets service and its tests
     'jose@^6',
@@ -51,7 +53,7 @@ const project = new cdktf.ConstructLibraryCdktf({
     // catalog: dependencies of the service catalog and its tests
     'consul@^2',
   ],
-  allowScripts: ['node', 'esbuild'],
+  allowScripts: ['node', 'esbuild', '@cdktf/node-pty-prebuilt-multiarch'],
   bin: { hangar: 'assets/hangar.cjs' },
 
   packageManager: javascript.NodePackageManager.NPM,
@@ -77,7 +79,7 @@ const project = new cdktf.ConstructLibraryCdktf({
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
     },
   },
-  gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '*.tsbuildinfo', '/.cache/', '*.tfstate', '*.tfstate.*', '.terraform/', '.terraform.lock.hcl'],
+  gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '__pycache__/', '*.tsbuildinfo', '/.cache/', '*.tfstate', '*.tfstate.*', '.terraform/', '.terraform.lock.hcl'],
   npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/'] },
 });
 

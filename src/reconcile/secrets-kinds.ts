@@ -134,13 +134,35 @@ function jwtConfigState(data: Record<string, any>): JwtConfigDesired {
   };
 }
 
+/**
+ * The fields named by environment variables, as far as they can be checked: the public keys and CA
+ * chains the server shows must equal the variables' current values; the client secret is never
+ * shown, so it is taken as given. A field that does not match (or whose variable is unset) is left
+ * out, so drift detection reports it.
+ */
+function jwtConfigEnvState(data: Record<string, any>, desired: JwtConfigDesired): Partial<JwtConfigDesired> {
+  const current = (name: string | undefined) => (name ? process.env[name] || undefined : undefined);
+  const samePems = (name: string | undefined, live: string[] | undefined) =>
+    JSON.stringify(pemBlocks(current(name) ?? '').map((k) => k.trim())) === JSON.stringify((live ?? []).map((k) => k.trim()));
+  // A field the server does not show (undefined) cannot be compared: taken as given.
+  const checked = (name: string | undefined, live: string | undefined) =>
+    live === undefined || samePems(name, pemBlocks(live)) ? name : undefined;
+  return {
+    jwtValidationPubkeysEnv: samePems(desired.jwtValidationPubkeysEnv, data.jwt_validation_pubkeys) ? desired.jwtValidationPubkeysEnv : undefined,
+    oidcDiscoveryCaPemEnv: checked(desired.oidcDiscoveryCaPemEnv, data.oidc_discovery_ca_pem),
+    jwksCaPemEnv: checked(desired.jwksCaPemEnv, data.jwks_ca_pem),
+    oidcClientSecretEnv: desired.oidcClientSecretEnv,
+  };
+}
+
 export const secretsJwtConfigKind: ResourceKind<JwtConfigDesired> = {
   kind: 'secrets.jwt-config',
   deleteOrder: 20,
   desired: JwtConfigDesired,
-  async read(clients, key) {
+  async read(clients, key, desired) {
     const res = await clients.secrets.read(`auth/${key}/config`);
-    return res?.data ? jwtConfigState(res.data) : undefined;
+    if (!res?.data) return undefined;
+    return { ...jwtConfigState(res.data), ...(desired ? jwtConfigEnvState(res.data, desired) : {}) };
   },
   async upsert(clients, key, desired): Promise<Outcome> {
     const existing = await clients.secrets.read(`auth/${key}/config`);
