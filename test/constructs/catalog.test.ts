@@ -2,25 +2,8 @@ import { TerraformStack, Testing } from 'cdktf';
 import { AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, Namespace, TokenLocality } from '../../src';
 import { kindOf } from '../../src/reconcile';
 import { decodePayload } from '../../src/reconcile/payload';
+import { byPath, idOf, synth } from '../helpers/synth';
 
-type Synth = { resource: { null_resource: Record<string, any> } };
-
-function synth(build: (stack: TerraformStack) => void): Synth {
-  const stack = new TerraformStack(Testing.app(), 'test');
-  build(stack);
-  return JSON.parse(Testing.synth(stack));
-}
-
-const byPath = (s: Synth, path: string) => {
-  const prefix = `${path.split('/').filter((p) => p !== 'Resource').join('_')}_`;
-  const found = Object.entries(s.resource.null_resource).filter(([id]) => id.startsWith(prefix) && !id.slice(prefix.length).includes('_'));
-  if (found.length !== 1) throw new Error(`expected one null_resource for ${path}, found ${found.map(([id]) => id).join(', ') || 'none'}`);
-  return found[0][1];
-};
-const idOf = (s: Synth, path: string) => {
-  const prefix = `${path.split('/').filter((p) => p !== 'Resource').join('_')}_`;
-  return Object.keys(s.resource.null_resource).find((id) => id.startsWith(prefix) && !id.slice(prefix.length).includes('_'))!;
-};
 
 const PEM = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n';
 

@@ -6,23 +6,8 @@ import { Box, BoxChecksumType, BoxProvider, BoxVersion, Hangar } from '../../src
 import { desiredStateIn } from '../../src/reconcile/drift';
 import { decodeInventory, decodePayload } from '../../src/reconcile/payload';
 import { tempDir } from '../helpers/storage';
+import { byPath, synth } from '../helpers/synth';
 
-type Synth = { resource: { null_resource: Record<string, any> }; provider: Record<string, unknown> };
-
-function synth(build: (stack: TerraformStack) => void): Synth {
-  const app = Testing.app();
-  const stack = new TerraformStack(app, 'test');
-  build(stack);
-  return JSON.parse(Testing.synth(stack));
-}
-
-/** The null_resource of a construct path (logical ids: the path without "Resource" parts, joined by "_", plus a hash). */
-const byPath = (s: Synth, path: string) => {
-  const prefix = `${path.split('/').filter((p) => p !== 'Resource').join('_')}_`;
-  const found = Object.entries(s.resource.null_resource).filter(([id]) => id.startsWith(prefix) && !id.slice(prefix.length).includes('_'));
-  if (found.length !== 1) throw new Error(`expected one null_resource for ${path}, found ${found.map(([id]) => id).join(', ') || 'none'}`);
-  return found[0][1];
-};
 
 describe('Box construct', () => {
   test('renders an identity and a config null_resource with provisioners running the bundled CLI', () => {

@@ -1,4 +1,4 @@
-import { TerraformStack, Testing } from 'cdktf';
+import { TerraformStack } from 'cdktf';
 import {
   AuthMount,
   BoundClaimsType,
@@ -11,15 +11,8 @@ import {
   SecretsTokenType,
 } from '../../src';
 import { decodePayload } from '../../src/reconcile/payload';
+import { Synth, synth } from '../helpers/synth';
 
-type Synth = { resource: { null_resource: Record<string, any> } };
-
-function synth(build: (stack: TerraformStack) => void): Synth {
-  const app = Testing.app();
-  const stack = new TerraformStack(app, 'test');
-  build(stack);
-  return JSON.parse(Testing.synth(stack));
-}
 
 /** The config resources' payloads by kind and key. */
 function payloads(s: Synth) {
