@@ -1,3 +1,4 @@
+import { Lazy, TerraformStack as Stack } from 'cdktf';
 import { Construct } from 'constructs';
 import { CustomResource } from './custom-resource';
 import { Hangar } from './hangar';
@@ -40,13 +41,31 @@ export interface NamespaceProps {
    */
   readonly meta?: Record<string, string>;
   /**
+   * Names of policies applied to every token of the namespace (ACLs.PolicyDefaults), resolved in
+   * this namespace, then in the default one. Names, not constructs, because policies in the
+   * namespace are created after it: the defaults are a separate step, applied after the namespace
+   * and every `AclPolicy` and `AclRole` of the stack they may name. Removing them clears the defaults.
+   * @default []
+   */
+  readonly policyDefaults?: string[];
+  /**
+   * Names of roles applied to every token of the namespace (ACLs.RoleDefaults), resolved like
+   * `policyDefaults`.
+   * @default []
+   */
+  readonly roleDefaults?: string[];
+  /**
    * The Hangar connection to use.
    * @default - the stack's `Hangar` (a default one: embedded engine)
    */
   readonly hangar?: Hangar;
 }
 
-/** A namespace of the catalog. Removing it deletes everything in it (in the background). */
+/**
+ * A namespace of the catalog. Removing it deletes everything in it (in the background). Its ACL
+ * defaults are a second step (`catalog.namespace-defaults`), applied after the namespace and the
+ * linked policies and roles: those usually live in the namespace, so they depend on it.
+ */
 export class Namespace extends Construct {
   public readonly name: string;
   /** @internal */
@@ -63,6 +82,35 @@ export class Namespace extends Construct {
       key: props.name,
       desired: { description: props.description ?? '', meta: props.meta ?? {} },
     });
+    const policies = props.policyDefaults ?? [];
+    const roles = props.roleDefaults ?? [];
+    for (const [field, names, pattern] of [['policyDefaults', policies, POLICY_NAME], ['roleDefaults', roles, ROLE_NAME]] as const) {
+      for (const name of names) check(pattern.test(name), `Namespace ${props.name}: ${field} entry "${name}" is not a valid name (letters, digits, "-" and "_")`);
+    }
+    if (policies.length || roles.length) {
+      const defaults = new CustomResource(this, 'Defaults', {
+        hangar: props.hangar ?? Hangar.of(this),
+        kind: 'catalog.namespace-defaults',
+        key: props.name,
+        desired: { policyDefaults: policies, roleDefaults: roles },
+      });
+      // After the policies and roles it may name, here or in default, found in the stack at synth time.
+      defaults.identity.addOverride(
+        'depends_on',
+        Lazy.listValue({
+          produce: () => {
+            const linked = Stack.of(this)
+              .node.findAll()
+              .filter(
+                (c): c is AclPolicy | AclRole =>
+                  ((c instanceof AclPolicy && policies.includes(c.name)) || (c instanceof AclRole && roles.includes(c.name))) &&
+                  (c.namespace === props.name || c.namespace === 'default'),
+              );
+            return [this._resource, ...linked.map((c) => c._resource)].map((r) => `${r.config.terraformResourceType}.${r.config.friendlyUniqueId}`);
+          },
+        }),
+      );
+    }
   }
 }
 

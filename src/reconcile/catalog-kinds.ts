@@ -74,6 +74,53 @@ export const catalogNamespaceKind: ResourceKind<NamespaceDesired> = {
   delete: (clients, key) => clients.catalog.deleteNamespace(key),
 };
 
+const NamespaceDefaultsDesired = z.object({
+  policyDefaults: z.array(z.string()).default([]),
+  roleDefaults: z.array(z.string()).default([]),
+});
+type NamespaceDefaultsDesired = z.infer<typeof NamespaceDefaultsDesired>;
+
+/**
+ * `catalog.namespace-defaults`: a namespace's ACLs.PolicyDefaults and RoleDefaults, by name. A step
+ * of its own (key: the namespace name), applied after the namespace and the linked policies and
+ * roles, which live in the namespace and so depend on it; deleting it clears the defaults.
+ */
+export const catalogNamespaceDefaultsKind: ResourceKind<NamespaceDefaultsDesired> = {
+  kind: 'catalog.namespace-defaults',
+  deleteOrder: 50,
+  desired: NamespaceDefaultsDesired,
+  async read(clients, key) {
+    const ns = await clients.catalog.getNamespace(key);
+    return (
+      ns && {
+        policyDefaults: (ns.ACLs?.PolicyDefaults ?? []).map((l) => l.Name),
+        roleDefaults: (ns.ACLs?.RoleDefaults ?? []).map((l) => l.Name),
+      }
+    );
+  },
+  async upsert(clients, key, desired) {
+    const actual = await this.read(clients, key);
+    if (!actual) throw new Error(`namespace ${key} does not exist; its defaults are applied after it`);
+    if (differences(desired, actual).length === 0) return 'unchanged';
+    await putDefaults(clients, key, desired);
+    return 'updated';
+  },
+  async delete(clients, key) {
+    const ns = await clients.catalog.getNamespace(key);
+    if (!ns || ns.DeletedAt) return false;
+    await putDefaults(clients, key, { policyDefaults: [], roleDefaults: [] });
+    return true;
+  },
+};
+
+function putDefaults(clients: Clients, ns: string, defaults: NamespaceDefaultsDesired) {
+  const ACLs = {
+    PolicyDefaults: defaults.policyDefaults.map((Name) => ({ Name })),
+    RoleDefaults: defaults.roleDefaults.map((Name) => ({ Name })),
+  };
+  return clients.catalog.putNamespace(ns, { ACLs }, true);
+}
+
 const PolicyDesired = z.object({ description: z.string().default(''), rules: z.string() });
 type PolicyDesired = z.infer<typeof PolicyDesired>;
 
@@ -236,4 +283,8 @@ export const catalogBindingRuleKind: ResourceKind<BindingRuleDesired> = {
   },
 };
 
-export const CATALOG_KINDS = [catalogNamespaceKind, catalogPolicyKind, catalogRoleKind, catalogAuthMethodKind, catalogBindingRuleKind] as const;
+export const CATALOG_KINDS = [
+  catalogNamespaceKind,
+  catalogNamespaceDefaultsKind,
+  catalogPolicyKind, catalogRoleKind, catalogAuthMethodKind, catalogBindingRuleKind,
+] as const;

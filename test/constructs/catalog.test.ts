@@ -58,6 +58,27 @@ describe('catalog constructs', () => {
     expect(dependsOn('Rule')).toEqual([config('Jwt')]);
   });
 
+  test('namespace ACL defaults are a separate step after the namespace and the policies and roles they name', () => {
+    const s = synth((stack) => {
+      const ns = new Namespace(stack, 'Team', { name: 'team-a', policyDefaults: ['kv-app', 'shared'], roleDefaults: ['app'] });
+      const policy = new AclPolicy(stack, 'Policy', { name: 'kv-app', rules: 'key_prefix "app/" { policy = "write" }', namespace: ns });
+      new AclPolicy(stack, 'Shared', { name: 'shared', rules: 'node_prefix "" { policy = "read" }' });
+      new AclPolicy(stack, 'Unrelated', { name: 'other', rules: 'node_prefix "" { policy = "read" }', namespace: ns });
+      new AclRole(stack, 'Role', { name: 'app', policies: [policy], namespace: ns });
+    });
+    const identity = byPath(s, 'Team/Defaults/Identity');
+    expect(identity.triggers).toMatchObject({ kind: 'catalog.namespace-defaults', key: 'team-a' });
+    const payload = decodePayload(byPath(s, 'Team/Defaults/Config').triggers.payload);
+    expect(payload.desired).toEqual({ policyDefaults: ['kv-app', 'shared'], roleDefaults: ['app'] });
+    expect(kindOf('catalog.namespace-defaults').desired.safeParse(payload.desired).success).toBe(true);
+    const config = (path: string) => `null_resource.${idOf(s, `${path}/Resource/Config`)}`;
+    expect((identity.depends_on as string[]).sort()).toEqual([config('Team'), config('Policy'), config('Shared'), config('Role')].sort());
+    // The namespace itself does not carry the defaults, so that its objects can depend on it.
+    expect(decodePayload(byPath(s, 'Team/Resource/Config').triggers.payload).desired).toEqual({ description: '', meta: {} });
+    // Without defaults there is no such step (removing them destroys it, which clears them).
+    expect(JSON.stringify(synth((stack) => new Namespace(stack, 'N', { name: 'n' })))).not.toContain('namespace-defaults');
+  });
+
   test('objects without a namespace go to default', () => {
     const s = synth((stack) => new AclPolicy(stack, 'P', { name: 'p', rules: 'node_prefix "" { policy = "read" }' }));
     expect(byPath(s, 'P/Resource/Identity').triggers.key).toBe('default/p');
@@ -67,6 +88,7 @@ describe('catalog constructs', () => {
     const stack = () => new TerraformStack(Testing.app(), 'x');
     expect(() => new Namespace(stack(), 'N', { name: 'no_underscores' })).toThrow(/Namespace name "no_underscores" is invalid: use a DNS label/);
     expect(() => new Namespace(stack(), 'N', { name: 'default' })).toThrow(/"default" is reserved/);
+    expect(() => new Namespace(stack(), 'N', { name: 'n', policyDefaults: ['a b'] })).toThrow(/policyDefaults entry "a b" is not a valid name/);
     expect(() => new AclPolicy(stack(), 'P', { name: 'a b', rules: 'x' })).toThrow(/AclPolicy name "a b" is invalid/);
     expect(() => new AclPolicy(stack(), 'P', { name: 'p', rules: ' ' })).toThrow(/rules are empty/);
     expect(() => new AclRole(stack(), 'R', { name: 'r', serviceIdentities: ['Web'] })).toThrow(/serviceIdentities entry "Web" is invalid/);

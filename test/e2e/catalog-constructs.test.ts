@@ -21,6 +21,8 @@ interface Options {
   readonly policyDescription: string;
   readonly ruleSelector: string;
   readonly withNodeRule: boolean;
+  readonly policyDefaults?: string[];
+  readonly roleDefaults?: string[];
 }
 
 /** A namespace with a policy, a role, a jwt auth method and binding rules. */
@@ -28,7 +30,7 @@ function declare(ws: TerraformWorkspace, o: Options) {
   ws.synthStack((app: App) => {
     const stack = new TerraformStack(app, 'stack');
     const conn = new Hangar(stack, 'Hangar', { catalogUrl: o.catalogUrl, dataDir: o.dataDir, tokenEnvVar: o.tokenEnvVar });
-    const namespace = new Namespace(stack, 'Team', { hangar: conn, name: 'team-a', description: 'Team A' });
+    const namespace = new Namespace(stack, 'Team', { hangar: conn, name: 'team-a', description: 'Team A', policyDefaults: o.policyDefaults, roleDefaults: o.roleDefaults });
     const policy = new AclPolicy(stack, 'Policy', { hangar: conn, namespace, name: 'kv-app', description: o.policyDescription, rules: 'key_prefix "app/" { policy = "write" }' });
     new AclRole(stack, 'Role', { hangar: conn, namespace, name: 'app', policies: [policy], serviceIdentities: ['web'] });
     const method = new AclAuthMethod(stack, 'Jwt', { hangar: conn, namespace, name: 'ci', jwtValidationPubKeys: [PEM], claimMappings: { sub: 'user' }, maxTokenTtl: '1h' });
@@ -41,7 +43,7 @@ function declare(ws: TerraformWorkspace, o: Options) {
 async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'catalogUrl' | 'dataDir' | 'tokenEnvVar'>, withClient: <T>(fn: (c: CatalogClient) => Promise<T>) => Promise<T>,
   beforeDestroy = () => {},
 ) {
-  const base = { ...connection, policyDescription: 'one', ruleSelector: 'value.user != ""', withNodeRule: true };
+  const base = { ...connection, policyDescription: 'one', ruleSelector: 'value.user != ""', withNodeRule: true, policyDefaults: ['kv-app'], roleDefaults: ['app'] };
   declare(ws, base);
   ws.deploy();
   const first = await withClient(async (c) => ({
@@ -51,7 +53,11 @@ async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'cata
     method: await c.getAuthMethod('team-a', 'ci'),
     rules: await c.listBindingRules('team-a', 'ci'),
   }));
-  expect(first.ns).toMatchObject({ Name: 'team-a', Description: 'Team A' });
+  expect(first.ns).toMatchObject({
+    Name: 'team-a',
+    Description: 'Team A',
+    ACLs: { PolicyDefaults: [{ ID: first.policy!.ID, Name: 'kv-app' }], RoleDefaults: [{ ID: first.role!.ID, Name: 'app' }] },
+  });
   expect(first.policy).toMatchObject({ Name: 'kv-app', Description: 'one' });
   expect(first.role).toMatchObject({ Name: 'app', Policies: [{ ID: first.policy!.ID, Name: 'kv-app' }], ServiceIdentities: [{ ServiceName: 'web' }] });
   expect(first.method).toMatchObject({ Name: 'ci', Type: 'jwt', MaxTokenTTL: 3600e9 });
@@ -59,22 +65,33 @@ async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'cata
 
   // A retried apply converges without changes.
   expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
+  if (connection.dataDir) {
+    // hangar diff reports the defaults: in sync, then drifted when changed by hand, until --fix.
+    expect(hangar(['diff', ws.dir]).stdout).toContain('catalog.namespace-defaults team-a: in sync');
+    await withClient((c) => c.putNamespace('team-a', { ACLs: { RoleDefaults: [] } }, true));
+    expect(hangar(['diff', ws.dir])).toMatchObject({ code: 2, stdout: expect.stringContaining('~ catalog.namespace-defaults team-a: roleDefaults') });
+    expect(hangar(['diff', ws.dir, '--fix']).code).toBe(0);
+  }
 
   // Update in place: the same policy and rule IDs, new values; identities are kept.
-  declare(ws, { ...base, policyDescription: 'two', ruleSelector: 'value.user == "alice"' });
+  declare(ws, { ...base, policyDescription: 'two', ruleSelector: 'value.user == "alice"', roleDefaults: [] });
   const plan = ws.run('plan', '-input=false');
   expect(plan).not.toMatch(/Identity_\w+ must be replaced/);
   ws.deploy();
   await withClient(async (c) => {
     expect(await c.getPolicyByName('team-a', 'kv-app')).toMatchObject({ ID: first.policy!.ID, Description: 'two' });
+    expect((await c.getNamespace('team-a'))?.ACLs).toEqual({ PolicyDefaults: [{ ID: first.policy!.ID, Name: 'kv-app' }], RoleDefaults: [] });
     const users = (await c.listBindingRules('team-a', 'ci')).find((r) => r.Description === '[hangar:users]');
     expect(users).toMatchObject({ ID: first.rules.find((r) => r.Description === '[hangar:users]')!.ID, Selector: 'value.user == "alice"' });
   });
 
-  // Removal from the stack deletes the rule; the others stay.
-  declare(ws, { ...base, policyDescription: 'two', ruleSelector: 'value.user == "alice"', withNodeRule: false });
+  // Removal from the stack deletes the rule and clears the namespace's defaults; the others stay.
+  declare(ws, { ...base, policyDescription: 'two', ruleSelector: 'value.user == "alice"', withNodeRule: false, policyDefaults: undefined, roleDefaults: undefined });
   ws.deploy();
-  await withClient(async (c) => expect((await c.listBindingRules('team-a', 'ci')).map((r) => r.Description)).toEqual(['[hangar:users]']));
+  await withClient(async (c) => {
+    expect((await c.listBindingRules('team-a', 'ci')).map((r) => r.Description)).toEqual(['[hangar:users]']);
+    expect(await c.getNamespace('team-a')).toMatchObject({ Description: 'Team A', ACLs: { PolicyDefaults: [], RoleDefaults: [] } });
+  });
 
   beforeDestroy();
   // Destroy deletes everything (the namespace is marked; the server's job removes it).

@@ -20,7 +20,7 @@ const CONTENDER = `
 const Consul = require('consul');
 const consul = new Consul({ port: Number(process.env.PORT), defaults: { token: process.env.TOKEN } });
 const fail = (e) => { console.error(e); process.exit(1); };
-consul.session.create({ name: process.env.NAME, node: process.env.NODE_NAME || undefined, lockdelay: '1ms' }).then(({ ID }) => {
+consul.session.create({ name: process.env.NAME, node: process.env.NODE_NAME || undefined, ttl: process.env.TTL || undefined, lockdelay: '1ms' }).then(({ ID }) => {
   console.log('session ' + ID);
   const watch = consul.watch({ method: consul.kv.get, options: { key: 'locks/leader', wait: '30s' } });
   let done = false;
@@ -41,10 +41,10 @@ interface Contender {
   readonly acquired: Promise<void>;
 }
 
-async function contender(port: number, name: string, node?: string): Promise<Contender> {
+async function contender(port: number, name: string, node?: string, ttl?: string): Promise<Contender> {
   const child = spawn(process.execPath, ['-e', CONTENDER], {
     cwd: process.cwd(),
-    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), TOKEN: ROOT, NAME: name, ...(node ? { NODE_NAME: node } : {}) },
+    env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), TOKEN: ROOT, NAME: name, ...(node ? { NODE_NAME: node } : {}), ...(ttl ? { TTL: ttl } : {}) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const lines = createInterface({ input: child.stdout! });
@@ -74,7 +74,9 @@ describe('the consul npm client against hangar server', () => {
       (request: any, next: any) => (request.err ? next(false, request.err) : next(false, undefined, request.res.body)));
 
   beforeAll(async () => {
-    server = await startServerProcess(['--dev', '--dev-root-token', ROOT, '--catalog-default-policy', 'deny']);
+    // Sessions are checked for an expired TTL every 250ms instead of every second.
+    const env = { HANGAR_CATALOG_SESSION_CHECK_INTERVAL: '250ms' };
+    server = await startServerProcess(['--dev', '--dev-root-token', ROOT, '--catalog-default-policy', 'deny'], env);
     port = Number(new URL(server.urls.catalog).port);
     consul = new Consul({ port, defaults: { token: ROOT } });
   });
@@ -149,6 +151,27 @@ describe('the consul npm client against hangar server', () => {
     await d.acquired;
     expect(await consul.session.info(c.session)).toBeUndefined();
     expect(await consul.kv.get('locks/leader')).toMatchObject({ Session: d.session, Value: 'D' });
+  });
+
+  test('a lock whose holder stops renewing its session is taken over once the TTL runs out', async () => {
+    // A (TTL 10s) never renews; B waits in a blocking read. This waits for the real TTL: the server
+    // is another process, whose clock the test cannot drive.
+    const a = await contender(port, 'A-ttl', undefined, '10s');
+    children.push(a.child);
+    await consul.kv.del('locks/leader');
+    await a.acquired;
+    const b = await contender(port, 'B-ttl');
+    children.push(b.child);
+    expect(await consul.kv.get('locks/leader')).toMatchObject({ Session: a.session, Value: 'A-ttl' });
+    await b.acquired;
+    expect(await consul.session.info(a.session)).toBeUndefined();
+    expect(await consul.kv.get('locks/leader')).toMatchObject({ Session: b.session, Value: 'B-ttl' });
+  }, 60_000);
+
+  test('an invalid session check interval stops the server with a clear message', async () => {
+    await expect(startServerProcess(['--dev'], { HANGAR_CATALOG_SESSION_CHECK_INTERVAL: 'often' })).rejects.toThrow(
+      /HANGAR_CATALOG_SESSION_CHECK_INTERVAL "often" is invalid: use a duration between 100ms and 1m/,
+    );
   });
 
   test('a blocking watch fires on change', async () => {

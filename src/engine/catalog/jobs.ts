@@ -1,15 +1,31 @@
 import type { BackgroundJob } from '../background';
 import { markedNamespaces, removeNamespace } from './namespaces';
+import { parseDuration } from './route';
 import { writeAndNotify } from './runtime';
 import { expireSessions } from './sessions';
+
+/**
+ * How often sessions are checked for an expired TTL: HANGAR_CATALOG_SESSION_CHECK_INTERVAL, a
+ * duration between 100ms and 1m (default 1s). A session is invalidated at most this long after its
+ * deadline, well within the spec's twice the TTL (the minimum TTL is 10s).
+ */
+export function sessionCheckIntervalMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.HANGAR_CATALOG_SESSION_CHECK_INTERVAL;
+  if (text === undefined || text === '') return 1000;
+  const ns = parseDuration(text);
+  if (ns === undefined || ns < 100e6 || ns > 60e9) {
+    throw new Error(`HANGAR_CATALOG_SESSION_CHECK_INTERVAL "${text}" is invalid: use a duration between 100ms and 1m, such as "1s" or "500ms"`);
+  }
+  return Math.round(ns / 1e6);
+}
 
 /** The catalog service's periodic work, run by `hangar server` (see engine/background.ts). */
 export const CATALOG_JOBS: readonly BackgroundJob[] = [
   {
-    // Sessions whose TTL ran out without a renewal are invalidated within a second of their
+    // Sessions whose TTL ran out without a renewal are invalidated within one interval of their
     // deadline (the spec allows up to twice the TTL), by the engine clock.
     name: 'catalog.session-expiry',
-    intervalMs: 1000,
+    intervalMs: sessionCheckIntervalMs(),
     async run(engine) {
       while ((await writeAndNotify(engine, (writes) => expireSessions(writes, engine.clock.now()))) === 500);
     },

@@ -1,4 +1,5 @@
 import { CatalogServer, startCatalogServer } from './helpers';
+import { sessionCheckIntervalMs } from '../../../src/engine/catalog/jobs';
 import { ManualClock } from '../../../src/engine/clock';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -189,4 +190,16 @@ describe.each(STORAGE_KINDS)('catalog nodes, sessions and KV locks (%s)', (kind)
     expect((await s.as(writer, 'GET', '/v1/session/list')).body.length).toBeGreaterThan(0);
     expect((await s.as(other, 'PUT', `/v1/session/destroy/${ok.body.ID}`)).status).toBe(403);
   });
+});
+
+test('the session check interval: 1s by default, a duration from 100ms to 1m, a clear error otherwise', () => {
+  expect(sessionCheckIntervalMs({})).toBe(1000);
+  expect(sessionCheckIntervalMs({ HANGAR_CATALOG_SESSION_CHECK_INTERVAL: '' })).toBe(1000);
+  expect(sessionCheckIntervalMs({ HANGAR_CATALOG_SESSION_CHECK_INTERVAL: '250ms' })).toBe(250);
+  expect(sessionCheckIntervalMs({ HANGAR_CATALOG_SESSION_CHECK_INTERVAL: '1m' })).toBe(60_000);
+  for (const bad of ['50ms', '2m', 'often', '-1s']) {
+    expect(() => sessionCheckIntervalMs({ HANGAR_CATALOG_SESSION_CHECK_INTERVAL: bad })).toThrow(
+      `HANGAR_CATALOG_SESSION_CHECK_INTERVAL "${bad}" is invalid: use a duration between 100ms and 1m`,
+    );
+  }
 });
