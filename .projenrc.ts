@@ -46,6 +46,12 @@ const project = new cdktf.ConstructLibraryCdktf({
     'cdktf-cli@0.21.0',
     // registry: dependencies of the box registry and its tests
     // secrets: dependencies of the secrets service and its tests
+    '@peculiar/x509@^2',
+    'mysql2@^3',
+    'ldapts@^9',
+    'sshpk@^1',
+    '@types/sshpk',
+    're2js@^2',
     'jose@^6',
     'oidc-provider@^9',
     'playwright-core@^1',
