@@ -48,9 +48,12 @@ export function runSuite(command: string, args: readonly string[], cwd: string, 
   });
 }
 
-/** `go test -count=1 -v ./...` in test/compat/<suite>. */
-export function goTest(suite: string, env: Record<string, string>, extraArgs: readonly string[] = []): Promise<SuiteRun> {
-  return runSuite('go', ['test', '-count=1', '-v', ...extraArgs, './...'], join(COMPAT_DIR, suite), env);
+/**
+ * `go test -count=1 -v <packages>` in the Go module test/compat/<module> (`vault-go`, `consul-go`),
+ * e.g. goTest('vault-go', ['./pki/...'], env).
+ */
+export function goTest(module: string, packages: readonly string[], env: Record<string, string>): Promise<SuiteRun> {
+  return runSuite('go', ['test', '-count=1', '-v', ...packages], join(COMPAT_DIR, module), env);
 }
 
 /** pytest on files under test/compat/python with the compat virtualenv's python. */
