@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { ROOT_TOKEN, startTestServer, TestServer } from './server';
 
 /**
  * Runs the official client suites (Go modules and pytest files under test/compat/) against a
@@ -59,4 +60,67 @@ export function goTest(module: string, packages: readonly string[], env: Record<
 /** pytest on files under test/compat/python with the compat virtualenv's python. */
 export function pytest(python: string, files: readonly string[], env: Record<string, string>): Promise<SuiteRun> {
   return runSuite(python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', ...files], join(COMPAT_DIR, 'python'), env);
+}
+
+/** What a client suite runner starts: the environment the suites get, and how to stop it all. */
+export interface CompatTarget {
+  readonly env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** The official Vault client suites (Go client and hvac) that one runner judges a Hangar with. */
+export interface OfficialClientSuites {
+  /** Packages of the Go module test/compat/vault-go, e.g. ['./pki/...']. */
+  readonly goPackages: readonly string[];
+  /** pytest files under test/compat/python. */
+  readonly pythonFiles: readonly string[];
+  /** Further checks of the Go suite's output (expected test names), after exit status 0. */
+  readonly checkGo?: (output: string) => void;
+  /** Further checks of pytest's output (expected counts), after exit status 0. */
+  readonly checkPython?: (output: string) => void;
+  /** @default 120_000 */
+  readonly pythonTimeoutMs?: number;
+  /** False when a component the suites need is missing (its helper throws under CI): skips all. @default true */
+  readonly runnable?: boolean;
+}
+
+/**
+ * A Hangar on SQLite with the secrets API's address and root token in VAULT_ADDR/VAULT_TOKEN;
+ * `prepare` may set the server up further and add variables (e.g. an OIDC issuer).
+ */
+export async function secretsTarget(
+  prepare?: (server: TestServer) => Promise<Record<string, string>>,
+): Promise<CompatTarget & { readonly server: TestServer }> {
+  const server = await startTestServer('sqlite');
+  const extra = prepare ? await prepare(server) : {};
+  return { server, env: { VAULT_ADDR: server.urls.secrets, VAULT_TOKEN: ROOT_TOKEN, ...extra }, close: () => server.close() };
+}
+
+/**
+ * Declares one describe block with a test per client (the vault-go packages, then pytest's files)
+ * against the target that `start` brings up before them and closes after. A missing Go or
+ * virtualenv skips its test (a failure under CI); a failing run prints the suite's output.
+ */
+export function describeOfficialClients(title: string, start: () => Promise<CompatTarget>, suites: OfficialClientSuites): void {
+  const python = compatPython();
+  const go = haveGo();
+  (suites.runnable === false ? describe.skip : describe)(title, () => {
+    let target: CompatTarget | undefined;
+    beforeAll(async () => { target = await start(); }, 120_000);
+    afterAll(() => target?.close(), 60_000);
+
+    (go ? test : test.skip)('github.com/hashicorp/vault/api', async () => {
+      const run = await goTest('vault-go', suites.goPackages, target!.env);
+      if (run.status !== 0) console.log(run.output);
+      expect(run.status).toBe(0);
+      suites.checkGo?.(run.output);
+    }, 300_000);
+
+    (python ? test : test.skip)('hvac', async () => {
+      const run = await pytest(python!, suites.pythonFiles, target!.env);
+      if (run.status !== 0) console.log(run.output);
+      expect(run.status).toBe(0);
+      suites.checkPython?.(run.output);
+    }, suites.pythonTimeoutMs ?? 120_000);
+  });
 }

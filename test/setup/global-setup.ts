@@ -20,6 +20,9 @@ export default async function globalSetup(): Promise<void> {
     return;
   }
   const cluster = await startCluster(bin);
+  // Teardown runs in this same process: it stops this run's cluster, not the one another
+  // concurrent jest run (same working tree) last recorded in STATE_FILE.
+  (globalThis as { hangarTestCluster?: unknown }).hangarTestCluster = cluster;
   process.env.HANGAR_TEST_POSTGRES_URL = cluster.url;
   mkdirSync(join(root, '.cache'), { recursive: true });
   writeFileSync(STATE_FILE, JSON.stringify(cluster));

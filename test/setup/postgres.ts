@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,15 +31,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** initdb + postgres on 127.0.0.1 and a free port; runs as the postgres user when we are root. */
-export async function startCluster(bin: string): Promise<TestCluster> {
+/**
+ * initdb + postgres on 127.0.0.1 and a free port; runs as the postgres user when we are root.
+ * With `password`, TCP logins need a password (scram-sha-256; the superuser's is `password`), so
+ * tests can see a wrong or rotated password refused; without it, every login is trusted.
+ */
+export async function startCluster(bin: string, options: { password?: string } = {}): Promise<TestCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'hangar-pg-'));
   const asRoot = process.getuid?.() === 0;
   const run = (cmd: string, args: string[]) =>
     asRoot ? ['runuser', ['-u', 'postgres', '--', cmd, ...args]] as const : [cmd, args] as const;
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const data = join(dir, 'data');
-  const [initCmd, initArgs] = run(join(bin, 'initdb'), ['-D', data, '-U', 'hangar', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const auth = ['--auth=trust'];
+  if (options.password !== undefined) {
+    writeFileSync(join(dir, 'pwfile'), `${options.password}\n`, { mode: 0o644 });
+    auth.push('--auth-host=scram-sha-256', `--pwfile=${join(dir, 'pwfile')}`);
+  }
+  const [initCmd, initArgs] = run(join(bin, 'initdb'), ['-D', data, '-U', 'hangar', ...auth, '-E', 'UTF8', '--no-sync']);
   execFileSync(initCmd, initArgs, { stdio: 'pipe' });
   const port = await freePort();
   const [pgCmd, pgArgs] = run(join(bin, 'postgres'), [
@@ -48,7 +57,8 @@ export async function startCluster(bin: string): Promise<TestCluster> {
   ]);
   const child = spawn(pgCmd, pgArgs, { stdio: 'ignore', detached: true });
   child.unref();
-  const url = `postgres://hangar@127.0.0.1:${port}/postgres`;
+  const user = options.password === undefined ? 'hangar' : `hangar:${encodeURIComponent(options.password)}`;
+  const url = `postgres://${user}@127.0.0.1:${port}/postgres`;
   await waitForPostgres(url);
   return { url, dir, pid: child.pid! };
 }
