@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Engine } from '../engine';
 import type { Db } from '../storage';
 import { HangarError, ValidationError } from './errors';
-import { registerJsonParser } from './json-body';
+import { isUnlabelledJson, readJsonStream, registerJsonParser } from './json-body';
 import { Reply, RequestContext, Route } from './routes';
 import { redactUrl } from './tokens';
 
@@ -37,9 +37,11 @@ export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<A
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
   });
   registerJsonParser(app);
-  // Other media types reach only streaming routes, as the raw request stream (no size limit).
+  // Other media types reach only streaming routes, as the raw request stream (no size limit);
+  // elsewhere a body without a type (or text/plain) is JSON, as to the public services.
   app.addContentTypeParser('*', (req, payload, done) => {
     if ((req.routeOptions.config as { stream?: boolean }).stream) return done(null, payload);
+    if (isUnlabelledJson(req.headers['content-type'])) return readJsonStream(payload, MAX_BODY_BYTES, done);
     done(new HangarError(415, ['Unsupported Content-Type: send application/json']), undefined);
   });
   api.setup?.(app, engine);
