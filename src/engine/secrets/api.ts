@@ -12,8 +12,8 @@ const secretsRoute = route<undefined, 'any'>();
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A body sent as form data or text: Vault reads every body as JSON whatever its Content-Type
- * (`curl -d '{...}'` sends form-urlencoded), and an OIDC provider's `form_post` sends real form fields.
+ * A body sent as form data: Vault reads it as JSON when it starts with `{` (`curl -d '{...}'` sends
+ * form-urlencoded), and an OIDC provider's `form_post` sends real form fields.
  */
 function parseLoose(text: string): unknown {
   const trimmed = text.trim();
@@ -30,7 +30,8 @@ function parseLoose(text: string): unknown {
 
 function setup(app: FastifyInstance): void {
   acceptListVerb(app.server);
-  app.addContentTypeParser(['application/x-www-form-urlencoded', 'text/plain'], { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
+  // Other types (none, text/plain) are JSON through the shared parsers (engine/http/json-body.ts).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
     try {
       done(null, parseLoose(utf8.decode(body)));
     } catch (err) {

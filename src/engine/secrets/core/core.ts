@@ -119,6 +119,20 @@ export class SecretsCore {
     const leaseIds = await this.leases.idsOfTokens(db, hashes);
     await this.leases.markRevoking(db, leaseIds, now);
     await this.tokens.remove(db, hashes);
+    for (const mount of await this.mounts.all(db)) {
+      const type = this.engineType(mount.kind, mount.type);
+      if (type?.tokensRevoked) await type.tokensRevoked(this.contextIn(db, mount, now), hashes);
+    }
+    return leaseIds;
+  }
+
+  /** Revokes every token whose lease id starts with a prefix (revoke-prefix, disabling an auth mount). */
+  async revokeTokensUnder(db: Db, prefix: string, now: number): Promise<string[]> {
+    const leaseIds: string[] = [];
+    for (const t of await this.tokens.withLeasePrefix(db, prefix)) {
+      // An earlier one's tree may have taken it already.
+      if (await this.tokens.byHash(db, t.idHash)) leaseIds.push(...(await this.revokeToken(db, t.idHash, now)));
+    }
     return leaseIds;
   }
 

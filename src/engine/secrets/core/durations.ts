@@ -48,5 +48,11 @@ export const flexibleBoolean = z.union([z.boolean(), z.enum(['true', 'false', '1
 /** zod: an integer, also accepted as a numeric string. */
 export const flexibleInt = z.union([z.number().int(), z.string().regex(/^-?\d+$/, 'must be an integer')]).transform(Number);
 
-/** A time as Vault shows it (RFC 3339, whole seconds, UTC). */
-export const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** A time as Vault shows it: RFC 3339 in UTC, sub-second digits kept and trailing zeros trimmed (Go's RFC3339Nano). */
+export const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.?0+Z$/, 'Z');
+
+/**
+ * Whole seconds left until an instant (0 once past), rounded as Vault's lease TTLs are: times are
+ * kept in milliseconds, so a 60 s TTL still reads 60 a few milliseconds after it was issued.
+ */
+export const secondsLeft = (until: number, now: number): number => Math.max(0, Math.round((until - now) / 1000));

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Barrier } from './barrier';
+import { secondsLeft } from './durations';
 import { LAST_CHAR } from './store';
 import { SYSTEM_MAX_TTL } from './tokens';
 import { LeaseRecord, LeaseSpec, MountEntry } from './types';
@@ -68,7 +69,7 @@ export class LeaseStore {
   async renew(db: Db, lease: LeaseRecord, increment: number, now: number): Promise<number> {
     if (!lease.renewable) throw new Error('lease is not renewable');
     const original = Math.round((lease.expireAt - (lease.lastRenewalTime ?? lease.issueTime)) / 1000);
-    const ttl = Math.min(increment > 0 ? increment : original, Math.floor((lease.maxExpireAt - now) / 1000));
+    const ttl = Math.min(increment > 0 ? increment : original, secondsLeft(lease.maxExpireAt, now));
     if (ttl <= 0) throw new Error('lease has reached its maximum TTL and cannot be renewed');
     const sealed: SealedLease = {
       mountPath: lease.mountPath,
@@ -87,9 +88,9 @@ export class LeaseStore {
     return ttl;
   }
 
-  /** Lease ids under a prefix (`database/creds/ro/`), not being revoked. */
-  async idsWithPrefix(db: Db, prefix: string): Promise<string[]> {
-    const rows = await db.all<{ id: string }>('SELECT id FROM secrets_leases WHERE id >= ? AND id < ? AND revoking = 0 ORDER BY id', [
+  /** Lease ids under a prefix (`database/creds/ro/`), not being revoked unless `withRevoking`. */
+  async idsWithPrefix(db: Db, prefix: string, withRevoking = false): Promise<string[]> {
+    const rows = await db.all<{ id: string }>(`SELECT id FROM secrets_leases WHERE id >= ? AND id < ?${withRevoking ? '' : ' AND revoking = 0'} ORDER BY id`, [
       prefix,
       `${prefix}${LAST_CHAR}`,
     ]);

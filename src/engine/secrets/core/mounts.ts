@@ -8,6 +8,7 @@ export const BUILTIN_MOUNTS: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 't
   { path: 'sys/', kind: 'secret', type: 'system', description: 'system endpoints used for control, policy and debugging' },
   { path: 'auth/token/', kind: 'auth', type: 'token', description: 'token based credentials' },
   { path: 'identity/', kind: 'secret', type: 'identity', description: 'identity store' },
+  { path: 'cubbyhole/', kind: 'secret', type: 'cubbyhole', description: 'per-token private secret storage' },
 ];
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;

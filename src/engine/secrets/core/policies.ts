@@ -49,6 +49,11 @@ path "sys/renew" {
 path "sys/leases/lookup" {
     capabilities = ["update"]
 }
+
+# Allow a token to manage its own cubbyhole
+path "cubbyhole/*" {
+    capabilities = ["create", "read", "update", "delete", "list"]
+}
 `;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import type { SecretsCore } from './core';
+import { secondsLeft } from './durations';
 import { ipAllowed, rootEntry, SYSTEM_MAX_TTL } from './tokens';
 import { AuthSpec, Caller, EngineRoute, EngineType, MountEntry, Operation, SecretsRequest, SecretsResponse, TokenEntry } from './types';
 import { HangarError, ValidationError } from '../../http/errors';
@@ -52,7 +53,8 @@ function operationOf(method: string, query: Record<string, string>): Operation |
   switch (method) {
     case 'GET':
     case 'HEAD':
-      return query.list === 'true' || query.list === '1' ? 'list' : 'read';
+      // Vault parses `list` with Go's strconv.ParseBool: hvac's client.list sends `list=True`.
+      return ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(query.list) ? 'list' : 'read';
     case 'LIST':
       return 'list';
     case 'POST':
@@ -86,9 +88,9 @@ export function matchPattern(pattern: string, path: string): Record<string, stri
 }
 
 /** The route of a mount that serves a relative path and operation, or a 404/405. */
-function findRoute(type: EngineType, rel: string, op: Operation | 'write'): { route: EngineRoute; params: Record<string, string> } {
+function findRoute(type: EngineType, mount: MountEntry, rel: string, op: Operation | 'write'): { route: EngineRoute; params: Record<string, string> } {
   let pathMatched = false;
-  for (const route of type.routes) {
+  for (const route of type.routesFor?.(mount) ?? type.routes) {
     const params = matchPattern(route.pattern, rel);
     if (!params) continue;
     pathMatched = true;
@@ -136,12 +138,16 @@ interface Plan {
  * use counted and any token or lease the response carries registered in the same transaction.
  * Revocations through engines run after the commit.
  */
-export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise<OutgoingResponse> {
+export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Promise<OutgoingResponse> {
+  checkVaultHeaders(incoming.headers);
+  const req = { ...incoming, body: withoutNulls(incoming.body) };
   const { storage, clock } = core.engine;
   const { path, query } = splitUrl(req.url);
   const op0 = operationOf(req.method, query);
   const tasks: Array<() => Promise<void>> = [];
   const afterCommit = (task: () => Promise<void>) => void tasks.push(task);
+  // A handler's own status for a JSON answer (KV v2's 404 that still shows a deleted version's metadata).
+  let status = 200;
 
   const makePlan = async (db: Db): Promise<Plan> => {
     const now = clock.now();
@@ -151,7 +157,7 @@ export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise
     const type = core.engineType(mount.kind, mount.type);
     if (!type) throw new HangarError(404, [`no handler for route "${path}": engine type "${mount.type}" is not available`]);
     const rel = path.slice(mount.path.length).replace(/^\/+|\/+$/g, '');
-    const { route, params } = findRoute(type, rel, op0);
+    const { route, params } = findRoute(type, mount, rel, op0);
     const caller = route.unauthenticated ? undefined : await authenticate(core, db, req, now);
     let operation: Operation = op0 === 'write' ? 'update' : op0;
     if (op0 === 'write') {
@@ -188,16 +194,19 @@ export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise
   const run = async (db: Db, plan: Plan): Promise<Rendered | undefined> => {
     const now = clock.now();
     const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, db, now, plan, afterCommit));
+    status = res?.status ?? status;
     return res && render(core, db, now, req, plan, res);
   };
 
   const limited = (plan: Plan) => !!plan.caller && plan.caller.entry.numUses > 0;
+  // A route may be read-only for some operations only (transit's encrypt: an `update` writes nothing, a `create` makes the key).
+  const readOnly = ({ route, operation }: Plan) => route.readOnly === true || (Array.isArray(route.readOnly) && route.readOnly.includes(operation));
   const own = (plan: Plan) => plan.route.ownTransactions?.includes(plan.operation) === true;
   // A read-only route of an unlimited token runs in the planning transaction itself.
   const first = await storage.tx(
     async (db) => {
       const plan = await makePlan(db);
-      if (plan.route.readOnly === true && !limited(plan) && !own(plan)) return { plan, done: true, result: await run(db, plan) };
+      if (readOnly(plan) && !limited(plan) && !own(plan)) return { plan, done: true, result: await run(db, plan) };
       return { plan, done: false, result: undefined };
     },
     { readOnly: true },
@@ -206,10 +215,11 @@ export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise
   if (!first.done && own(first.plan)) {
     const plan = await storage.tx((db) => countUse(db, first.plan));
     const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, noDb, clock.now(), plan, afterCommit));
+    status = res?.status ?? status;
     result = res && (await storage.tx((db) => render(core, db, clock.now(), req, plan, res)));
   } else if (!first.done) {
     result = await storage.tx(async (db) => run(db, await countUse(db, first.plan)), {
-      readOnly: first.plan.route.readOnly === true && !limited(first.plan),
+      readOnly: readOnly(first.plan) && !limited(first.plan),
     });
   }
   for (const task of tasks) await task();
@@ -219,10 +229,42 @@ export async function dispatch(core: SecretsCore, req: IncomingRequest): Promise
     const raw = result.raw as { contentType: string; body: string | Buffer };
     return { status: (result.status as number) ?? 200, headers: { ...(result.headers as object) }, contentType: raw.contentType, body: raw.body };
   }
-  return { status: 200, headers: {}, contentType: 'application/json; charset=utf-8', body: result };
+  return { status, headers: {}, contentType: 'application/json; charset=utf-8', body: result };
 }
 
 type Rendered = Record<string, unknown> | SecretsResponse;
+
+const header = (headers: IncomingRequest['headers'], name: string): string | undefined => {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * Vault's request headers Hangar cannot honour are refused before anything runs, so a client never
+ * mistakes an unwrapped answer for a wrapped one or another namespace's data for its own.
+ * (`X-Vault-Request`, which the Go client always sends, needs nothing.)
+ */
+function checkVaultHeaders(headers: IncomingRequest['headers']): void {
+  if (header(headers, 'x-vault-wrap-ttl') !== undefined) {
+    throw badInput('response wrapping (X-Vault-Wrap-TTL) is not supported by Hangar: send the request without it');
+  }
+  const ns = header(headers, 'x-vault-namespace')?.replace(/^\/+|\/+$/g, '');
+  if (ns && ns !== 'root') throw badInput(`namespaces are not supported by Hangar: only the root namespace exists (X-Vault-Namespace: "${ns}")`);
+}
+
+/**
+ * JSON `null` means "not given" (Vault's clients send `"config": null`, `"increment": null` for
+ * unset struct fields): dropped from objects, at any depth, before the ACL and validation see them.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || Buffer.isBuffer(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    // defineProperty: a key named `__proto__` stays a plain key.
+    if (v !== null) Object.defineProperty(out, k, { value: withoutNulls(v), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
 
 function withoutList(query: Record<string, string>): Record<string, string> {
   const { list: _list, ...rest } = query;
@@ -312,6 +354,7 @@ async function render(
     const lease = await core.leases.register(db, { mount: plan.mount, path: plan.rel, tokenHash, spec: res.lease, now });
     Object.assign(envelope, { lease_id: lease.id, lease_duration: lease.ttl, renewable: lease.renewable });
   }
+  if (res.leaseDuration !== undefined) envelope.lease_duration = res.leaseDuration;
   if (res.renewed) Object.assign(envelope, { lease_id: res.renewed.id, lease_duration: res.renewed.ttl, renewable: res.renewed.renewable });
   const issued = res.issued ?? (res.auth ? await issueLoginToken(core, db, now, plan.mount, plan.rel, res.auth) : undefined);
   if (issued) envelope.auth = authObject(issued.token, issued.entry, now, await core.identityPolicies(db, issued.entry));
@@ -335,7 +378,7 @@ export async function issueLoginToken(core: SecretsCore, db: Db, now: number, mo
       explicitMaxTtl: auth.explicitMaxTtl,
       period: auth.period,
       renewable: auth.renewable,
-      type: auth.type === 'batch' ? 'batch' : 'service',
+      type: loginTokenType(mount, auth),
       path: `${mount.path}${rel}`,
       boundCidrs: auth.boundCidrs,
       role: auth.role,
@@ -343,6 +386,14 @@ export async function issueLoginToken(core: SecretsCore, db: Db, now: number, mo
     },
     now,
   );
+}
+
+/** The mount's tuned `token_type` decides, or is the default when it starts with `default-` (Vault). */
+function loginTokenType(mount: MountEntry, auth: AuthSpec): 'service' | 'batch' {
+  const tuned = mount.tune?.token_type ?? 'default-service';
+  if (tuned === 'service' || tuned === 'batch') return tuned;
+  if (auth.type === 'service' || auth.type === 'batch') return auth.type;
+  return tuned === 'default-batch' ? 'batch' : 'service';
 }
 
 /** Sorted, de-duplicated, lowercased, with `default` unless refused (never with `root`). */
@@ -354,7 +405,7 @@ export function normalizePolicies(policies: readonly string[], noDefault: boolea
 
 /** Vault's `auth` object of a response. */
 export function authObject(token: string, entry: TokenEntry, now: number, identityPolicies: readonly string[] = []): Record<string, unknown> {
-  const ttl = entry.expireAt ? Math.max(0, Math.round((entry.expireAt - now) / 1000)) : 0;
+  const ttl = entry.expireAt ? secondsLeft(entry.expireAt, now) : 0;
   return {
     client_token: token,
     accessor: entry.accessor,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { Barrier } from './barrier';
+import { secondsLeft } from './durations';
 import { TokenEntry } from './types';
 import { sha256Hex } from '../../crypto';
 import { isRootToken } from '../../root-token';
@@ -30,6 +31,8 @@ export interface NewToken {
   readonly boundCidrs?: readonly string[];
   readonly role?: string;
   readonly groupIds?: readonly string[];
+  /** Epoch ms the token may not outlive (its parent's expiry), kept exact rather than in whole seconds. */
+  readonly expireBy?: number;
 }
 
 /** A token and its entry, as creation returns them. */
@@ -59,6 +62,9 @@ export class TokenStore {
     let hardTtl = explicitMax > 0 ? explicitMax : 0;
     if (period === 0 && !(rootPolicy && ttl === 0)) hardTtl = hardTtl > 0 ? Math.min(hardTtl, maxTtl) : maxTtl;
     if (hardTtl > 0 && (ttl === 0 || ttl > hardTtl)) ttl = hardTtl;
+    const by = spec.expireBy ?? 0;
+    const capped = (at: number) => (by > 0 && (at === 0 || at > by) ? by : at);
+    const expireAt = capped(ttl > 0 ? now + ttl * 1000 : 0);
     const entry: TokenEntry = {
       idHash: '',
       accessor: type === 'batch' ? '' : randomBytes(18).toString('base64url'),
@@ -68,12 +74,12 @@ export class TokenStore {
       displayName: spec.displayName,
       numUses: spec.numUses ?? 0,
       creationTime: now,
-      creationTtl: ttl,
-      expireAt: ttl > 0 ? now + ttl * 1000 : 0,
-      maxExpireAt: hardTtl > 0 ? now + hardTtl * 1000 : 0,
+      creationTtl: expireAt ? secondsLeft(expireAt, now) : 0,
+      expireAt,
+      maxExpireAt: capped(hardTtl > 0 ? now + hardTtl * 1000 : 0),
       explicitMaxTtl: explicitMax,
       period,
-      renewable: type === 'service' && ttl > 0 && (spec.renewable ?? true),
+      renewable: type === 'service' && expireAt > 0 && (spec.renewable ?? true),
       type,
       orphan: !spec.parent,
       path: spec.path,
@@ -157,7 +163,7 @@ export class TokenStore {
   async renew(db: Db, entry: TokenEntry, increment: number, now: number): Promise<TokenEntry> {
     if (!entry.renewable) throw new Error('lease is not renewable');
     let ttl = entry.period > 0 ? entry.period : increment > 0 ? increment : entry.creationTtl;
-    if (entry.maxExpireAt > 0) ttl = Math.min(ttl, Math.floor((entry.maxExpireAt - now) / 1000));
+    if (entry.maxExpireAt > 0) ttl = Math.min(ttl, secondsLeft(entry.maxExpireAt, now));
     if (ttl <= 0) throw new Error('token has reached its maximum TTL and cannot be renewed');
     const renewed: TokenEntry = { ...entry, expireAt: now + ttl * 1000, lastRenewalTime: now };
     await this.save(db, renewed);
@@ -191,6 +197,26 @@ export class TokenStore {
     }
   }
 
+  /** Stored tokens whose `<path>/<hash>` (their lease id when they have one) starts with a prefix: a scan, for admin operations. */
+  async withLeasePrefix(db: Db, prefix: string): Promise<TokenEntry[]> {
+    // Every token is created under an auth mount: other prefixes (`pki/issue/`) need no scan.
+    if (!prefix.startsWith('auth/') && !'auth/'.startsWith(prefix)) return [];
+    const rows = await db.all<{ id_hash: string }>('SELECT id_hash FROM secrets_tokens ORDER BY id_hash');
+    const out: TokenEntry[] = [];
+    for (const { id_hash } of rows) {
+      const entry = await this.byHash(db, id_hash);
+      if (entry && `${entry.path}/${entry.idHash}`.startsWith(prefix)) out.push(entry);
+    }
+    return out;
+  }
+
+  /** The token a lease id of `tokenLeaseId` stands for, while it is stored. */
+  async byLeaseId(db: Db, leaseId: string): Promise<TokenEntry | undefined> {
+    const hash = /\/([0-9a-f]{64})$/.exec(leaseId)?.[1];
+    const entry = hash ? await this.byHash(db, hash) : undefined;
+    return entry && tokenLeaseId(entry) === leaseId ? entry : undefined;
+  }
+
   /** Tokens past their expiry (for the background job). */
   async expired(db: Db, now: number, limit: number): Promise<string[]> {
     const rows = await db.all<{ id_hash: string }>('SELECT id_hash FROM secrets_tokens WHERE expire_at IS NOT NULL AND expire_at <= ? LIMIT ?', [
@@ -204,6 +230,14 @@ export class TokenStore {
   isRoot(db: Db, token: string): Promise<boolean> {
     return token.startsWith(SERVICE_PREFIX) || token.startsWith(BATCH_PREFIX) ? Promise.resolve(false) : isRootToken(db, token);
   }
+}
+
+/**
+ * A service token's lease id, as Vault shows tokens among leases: its creation path and its hash
+ * (`auth/jwt/login/<sha256>`), so `sys/leases/lookup/auth/...` lists it and revoke-prefix reaches it.
+ */
+export function tokenLeaseId(entry: TokenEntry): string | undefined {
+  return entry.type === 'service' && entry.expireAt > 0 ? `${entry.path}/${entry.idHash}` : undefined;
 }
 
 function isLive(entry: TokenEntry, now: number): boolean {

@@ -25,6 +25,19 @@ export interface MountEntry {
   readonly local: boolean;
   readonly sealWrap: boolean;
   readonly createdAt: number;
+  /** Tune settings Vault stores and shows back under their own names (absent: not set). */
+  readonly tune?: MountTune;
+}
+
+/** The tune fields of a mount beyond its TTLs, in Vault's names (`sys/mounts/:path/tune`). */
+export interface MountTune {
+  readonly listing_visibility?: string;
+  readonly audit_non_hmac_request_keys?: readonly string[];
+  readonly audit_non_hmac_response_keys?: readonly string[];
+  readonly passthrough_request_headers?: readonly string[];
+  readonly allowed_response_headers?: readonly string[];
+  /** Auth mounts: the type of the tokens logins issue (`default-service`, `default-batch`, `service`, `batch`). */
+  readonly token_type?: string;
 }
 
 /** A token as the core knows it (service tokens are stored; batch tokens carry this sealed). */
@@ -110,6 +123,8 @@ export interface SecretsResponse {
   /** A response that is not the JSON envelope (raw PEM, text/plain keys). */
   readonly raw?: { readonly contentType: string; readonly body: string | Buffer };
   readonly headers?: Readonly<Record<string, string>>;
+  /** `lease_duration` shown without registering a lease (KV v1's `ttl` hint). */
+  readonly leaseDuration?: number;
 }
 
 /** What a route handler gets. */
@@ -161,8 +176,8 @@ export interface EngineRoute {
   readonly unauthenticated?: boolean;
   /** Also needs the `sudo` capability. */
   readonly sudo?: boolean;
-  /** Reads that write nothing run in a read-only transaction. */
-  readonly readOnly?: boolean;
+  /** Handlers that write nothing run in a read-only transaction: `true` for every operation, else those listed. */
+  readonly readOnly?: boolean | readonly Operation[];
   /**
    * Operations whose handlers do slow external work (HTTP to a provider, a database): they run
    * outside any transaction and open their own through `req.core.context(req.mount).tx`.
@@ -199,6 +214,8 @@ export interface EngineType {
   readonly kind: 'secret' | 'auth';
   readonly description: string;
   readonly routes: readonly EngineRoute[];
+  /** The routes of one mount when they depend on its options (KV's `version`); `routes` otherwise. */
+  routesFor?(mount: MountEntry): readonly EngineRoute[];
   /**
    * Revokes what a lease stands for (drops the database user, deletes the account...). Runs outside
    * any transaction (use `ctx.tx`), and must be idempotent: after a crash, or with several servers,
@@ -209,4 +226,8 @@ export interface EngineType {
   renew?(lease: LeaseRecord, ctx: EngineContext): Promise<void>;
   /** Mounted for the first time (defaults, keys). */
   mounted?(ctx: EngineContext): Promise<void>;
+  /** Tuned through `sys/mounts/:path/tune` (`ctx.mount` is the new entry): upgrades in place. */
+  retuned?(ctx: EngineContext, before: MountEntry): Promise<void>;
+  /** Tokens were revoked (inside the revoking transaction): drops what belonged to them (cubbyholes). */
+  tokensRevoked?(ctx: EngineContext, idHashes: readonly string[]): Promise<void>;
 }

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { HangarError } from '../../http/errors';
-import { duration, rfc3339 } from '../core/durations';
+import { duration, rfc3339, secondsLeft } from '../core/durations';
 import { badInput } from '../core/request';
+import { tokenLeaseId } from '../core/tokens';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../core/types';
 
 const LeaseBody = z.object({ lease_id: z.string().optional(), increment: duration().optional(), sync: z.unknown().optional() });
@@ -16,16 +17,21 @@ function leaseId(req: SecretsRequest<LeaseBody>): string {
 }
 
 async function lookup(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse> {
-  const lease = await req.core.leases.get(req.db, leaseId(req));
-  if (!lease) throw badInput('invalid lease');
+  const id = leaseId(req);
+  const lease = await req.core.leases.get(req.db, id);
+  const token = lease ? undefined : await req.core.tokens.byLeaseId(req.db, id);
+  const times = lease
+    ? { issue: lease.issueTime, expire: lease.expireAt, renewal: lease.lastRenewalTime, renewable: lease.renewable }
+    : token && { issue: token.creationTime, expire: token.expireAt, renewal: token.lastRenewalTime, renewable: token.renewable };
+  if (!times) throw badInput('invalid lease');
   return {
     data: {
-      id: lease.id,
-      issue_time: rfc3339(lease.issueTime),
-      expire_time: rfc3339(lease.expireAt),
-      last_renewal: lease.lastRenewalTime ? rfc3339(lease.lastRenewalTime) : null,
-      renewable: lease.renewable,
-      ttl: Math.max(0, Math.round((lease.expireAt - req.now) / 1000)),
+      id,
+      issue_time: rfc3339(times.issue),
+      expire_time: rfc3339(times.expire),
+      last_renewal: times.renewal ? rfc3339(times.renewal) : null,
+      renewable: times.renewable,
+      ttl: secondsLeft(times.expire, req.now),
     },
   };
 }
@@ -33,6 +39,7 @@ async function lookup(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse> 
 async function renew(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse> {
   const id = leaseId(req);
   const lease = await req.core.leases.get(req.db, id);
+  if (!lease && (await req.core.tokens.byLeaseId(req.db, id))) throw badInput('tokens cannot be renewed through this endpoint: use auth/token/renew');
   if (!lease || lease.expireAt <= req.now) throw badInput('lease not found or lease is not renewable');
   const mount = await req.core.mounts.get(req.db, lease.mountPath);
   const type = mount && req.core.engineType(mount.kind, mount.type);
@@ -49,7 +56,11 @@ async function renew(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse> {
 async function revoke(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse | undefined> {
   const id = leaseId(req);
   const lease = await req.core.leases.get(req.db, id);
-  if (!lease) return undefined;
+  if (!lease) {
+    // A token's lease id revokes the token (and its children, and their leases), as in Vault.
+    const token = await req.core.tokens.byLeaseId(req.db, id);
+    return token ? revokeAfterCommit(req, await req.core.revokeToken(req.db, token.idHash, req.now)) : undefined;
+  }
   await req.core.leases.markRevoking(req.db, [id], req.now);
   return revokeAfterCommit(req, [id]);
 }
@@ -67,23 +78,39 @@ function revokeAfterCommit(req: SecretsRequest, ids: string[]): undefined {
   return undefined;
 }
 
+/** Vault's prefix: a lease id itself, else a path whose leases (and tokens) sit below it. */
+async function normalizedPrefix(req: SecretsRequest, raw: string): Promise<string> {
+  const trimmed = raw.replace(/\/+$/, '');
+  if ((await req.core.leases.get(req.db, trimmed)) || (await req.core.tokens.byLeaseId(req.db, trimmed))) return trimmed;
+  return `${trimmed}/`;
+}
+
+/** Revokes the leases and the tokens under a prefix (`auth/jwt/` revokes what logins there issued). */
 async function revokePrefix(req: SecretsRequest, force = false): Promise<undefined> {
-  const prefix = req.params.prefix;
+  const prefix = await normalizedPrefix(req, req.params.prefix);
   const ids = await req.core.leases.idsWithPrefix(req.db, prefix);
+  const fromTokens = await req.core.revokeTokensUnder(req.db, prefix, req.now);
   if (force) {
-    for (const id of ids) await req.core.leases.delete(req.db, id);
+    // revoke-force: the engines are not asked; the rows go.
+    for (const id of [...ids, ...fromTokens]) await req.core.leases.delete(req.db, id);
     return undefined;
   }
   await req.core.leases.markRevoking(req.db, ids, req.now);
-  return revokeAfterCommit(req, ids);
+  return revokeAfterCommit(req, [...ids, ...fromTokens]);
 }
 
+/** The next level of lease ids under a prefix, tokens' included (`sys/leases/lookup/auth/jwt/login/`). */
 async function listPrefix(req: SecretsRequest): Promise<SecretsResponse> {
   const prefix = `${(req.params.prefix ?? '').replace(/\/+$/, '')}/`;
-  const ids = await req.core.leases.idsWithPrefix(req.db, prefix === '/' ? '' : prefix);
+  const under = prefix === '/' ? '' : prefix;
+  const ids = await req.core.leases.idsWithPrefix(req.db, under);
+  for (const t of await req.core.tokens.withLeasePrefix(req.db, under)) {
+    const id = tokenLeaseId(t);
+    if (id && t.expireAt > req.now) ids.push(id);
+  }
   const keys = new Set<string>();
-  for (const id of ids) {
-    const rest = id.slice(prefix === '/' ? 0 : prefix.length);
+  for (const id of ids.sort()) {
+    const rest = id.slice(under.length);
     const slash = rest.indexOf('/');
     keys.add(slash < 0 ? rest : rest.slice(0, slash + 1));
   }

@@ -1,16 +1,34 @@
 import { z } from 'zod';
-import { duration, flexibleBoolean } from '../core/durations';
+import { commaList, duration, flexibleBoolean } from '../core/durations';
 import { BUILTIN_MOUNTS, normalizeMountPath } from '../core/mounts';
 import { badInput, missing } from '../core/request';
 import { SYSTEM_MAX_TTL } from '../core/tokens';
-import { EngineRoute, MountEntry, SecretsRequest, SecretsResponse } from '../core/types';
+import { EngineRoute, MountEntry, MountTune, SecretsRequest, SecretsResponse } from '../core/types';
 import { identityStore } from '../identity/store';
+
+/** A mount TTL: a duration, or "system" (and "" from the Go client's unset fields) for the system's. */
+const mountTtl = () => z.preprocess((v) => (v === 'system' ? 0 : v), duration());
+
+/** Tune fields stored and shown back as given (Vault's names). */
+const TuneFields = {
+  listing_visibility: z.enum(['', 'unauth', 'hidden'], { message: 'must be "unauth", "hidden" or ""' }).optional(),
+  audit_non_hmac_request_keys: commaList.optional(),
+  audit_non_hmac_response_keys: commaList.optional(),
+  passthrough_request_headers: commaList.optional(),
+  allowed_response_headers: commaList.optional(),
+  token_type: z.enum(['default-service', 'default-batch', 'service', 'batch', 'default', ''], {
+    message: 'must be default-service, default-batch, service or batch',
+  }).optional(),
+};
+
+const options = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).optional();
 
 const MountConfig = z
   .object({
-    default_lease_ttl: duration().optional(),
-    max_lease_ttl: duration().optional(),
+    default_lease_ttl: mountTtl().optional(),
+    max_lease_ttl: mountTtl().optional(),
     force_no_cache: flexibleBoolean.optional(),
+    ...TuneFields,
   })
   .loose();
 
@@ -18,24 +36,46 @@ const EnableBody = z.object({
   type: z.string({ message: 'type is required' }).min(1, 'type is required'),
   description: z.string().max(1024).optional(),
   config: MountConfig.optional(),
-  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).nullish(),
+  options,
   local: flexibleBoolean.optional(),
   seal_wrap: flexibleBoolean.optional(),
   plugin_name: z.string().optional(),
 });
 
+/** In a tune, an empty TTL (the Go client's unset field) leaves the TTL as it is (Vault). */
+const tuneTtl = () => z.preprocess((v) => (v === '' ? undefined : v === 'system' ? 0 : v), duration().optional());
+
 const TuneBody = z.object({
-  default_lease_ttl: duration().optional(),
-  max_lease_ttl: duration().optional(),
+  default_lease_ttl: tuneTtl(),
+  max_lease_ttl: tuneTtl(),
   description: z.string().max(1024).optional(),
-  options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]).transform(String)).nullish(),
+  options,
+  ...TuneFields,
 });
+type TuneInput = Partial<Record<keyof typeof TuneFields, string | string[]>>;
+
+/** The tune fields of a request merged over a mount's: a given value replaces, an empty one clears. */
+function mergeTune(kind: 'secret' | 'auth', current: MountTune | undefined, given: TuneInput): MountTune | undefined {
+  const out: Record<string, unknown> = { ...current };
+  for (const key of Object.keys(TuneFields) as (keyof typeof TuneFields)[]) {
+    const v = given[key];
+    if (v === undefined) continue;
+    if (key === 'token_type' && kind !== 'auth') {
+      if (v !== '' && v !== 'default') throw badInput('token_type: only auth mounts issue tokens');
+      continue;
+    }
+    const empty = v === '' || v === 'default' || (Array.isArray(v) && v.length === 0);
+    if (empty) delete out[key];
+    else out[key] = v;
+  }
+  return Object.keys(out).length ? (out as MountTune) : undefined;
+}
 
 /** Vault's shape of one mount in `sys/mounts` and `sys/auth`. */
 export function mountInfo(m: MountEntry): Record<string, unknown> {
   return {
     accessor: m.accessor,
-    config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false },
+    config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, ...shownTune(m) },
     description: m.description,
     external_entropy_access: false,
     local: m.local,
@@ -49,6 +89,11 @@ export function mountInfo(m: MountEntry): Record<string, unknown> {
   };
 }
 
+/** The stored tune fields; an auth mount always shows its token type (Vault's default `default-service`). */
+function shownTune(m: MountEntry): MountTune {
+  return m.kind === 'auth' ? { token_type: 'default-service', ...m.tune } : { ...m.tune };
+}
+
 function tuneInfo(m: MountEntry): Record<string, unknown> {
   return {
     default_lease_ttl: m.defaultLeaseTtl || SYSTEM_MAX_TTL,
@@ -56,6 +101,7 @@ function tuneInfo(m: MountEntry): Record<string, unknown> {
     force_no_cache: false,
     description: m.description,
     options: Object.keys(m.options).length ? m.options : null,
+    ...shownTune(m),
   };
 }
 
@@ -72,9 +118,21 @@ function target(kind: 'secret' | 'auth', rest: string): { path: string; tune: bo
   return { path: kind === 'auth' ? `auth/${path}` : path, tune };
 }
 
+/** As Vault: a mount's own maximum may exceed the system's (it replaces it for the mount). */
 function checkTtls(defaultTtl: number, maxTtl: number): void {
-  if (maxTtl > SYSTEM_MAX_TTL) throw badInput(`max_lease_ttl: ${maxTtl}s is above the system maximum of ${SYSTEM_MAX_TTL}s`);
-  if (defaultTtl > (maxTtl || SYSTEM_MAX_TTL)) throw badInput('default_lease_ttl: cannot be greater than max_lease_ttl');
+  if (maxTtl === 0 && defaultTtl > SYSTEM_MAX_TTL) {
+    throw badInput(`default_lease_ttl: ${defaultTtl}s is above the system maximum of ${SYSTEM_MAX_TTL}s`);
+  }
+  if (maxTtl !== 0 && defaultTtl > maxTtl) throw badInput('default_lease_ttl: cannot be greater than max_lease_ttl');
+}
+
+/**
+ * The mount a `sys/mounts/...` or `sys/auth/...` path names; `sys/mounts/auth/<path>` also reaches
+ * auth mounts (how the Go client and the Terraform provider read and tune them).
+ */
+async function mountAt(req: SecretsRequest, kind: 'secret' | 'auth', path: string): Promise<MountEntry | undefined> {
+  const m = await req.core.mounts.get(req.db, path);
+  return m && (m.kind === kind || (kind === 'secret' && m.kind === 'auth')) ? m : undefined;
 }
 
 async function list(req: SecretsRequest, kind: 'secret' | 'auth'): Promise<SecretsResponse> {
@@ -88,7 +146,7 @@ async function list(req: SecretsRequest, kind: 'secret' | 'auth'): Promise<Secre
 
 async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'secret' | 'auth', rest: string): Promise<SecretsResponse | undefined> {
   const { path, tune } = target(kind, rest);
-  if (tune) return tuneMount(req as unknown as SecretsRequest<z.infer<typeof TuneBody>>, path);
+  if (tune) return tuneMount(req as unknown as SecretsRequest<z.infer<typeof TuneBody>>, kind, path);
   const b = req.body;
   const existing = await req.core.mounts.all(req.db);
   const clash = existing.find((m) => path.startsWith(m.path) || m.path.startsWith(path));
@@ -96,7 +154,10 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   if (kind === 'secret' && (path === 'auth/' || path.startsWith('auth/') || path.startsWith('sys/'))) {
     throw badInput(`cannot mount a secrets engine under "${path.split('/')[0]}/"`);
   }
-  const typeName = b.type === 'plugin' && b.plugin_name ? b.plugin_name : b.type;
+  const named = b.type === 'plugin' && b.plugin_name ? b.plugin_name : b.type;
+  // As Vault: `kv-v2` is the `kv` engine with `version: 2`.
+  const typeName = kind === 'secret' && named === 'kv-v2' ? 'kv' : named;
+  const mountOptions = named === typeName ? b.options ?? {} : { ...b.options, version: '2' };
   const type = req.core.engineType(kind, typeName);
   if (!type || BUILTIN_MOUNTS.some((m) => m.type === typeName)) {
     throw badInput(`plugin not found in the catalog: ${typeName} (available: ${req.core.typeNames(kind).join(', ')})`);
@@ -112,9 +173,10 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
       description: b.description ?? '',
       defaultLeaseTtl: defaultTtl,
       maxLeaseTtl: maxTtl,
-      options: b.options ?? {},
+      options: mountOptions,
       local: b.local ?? false,
       sealWrap: b.seal_wrap ?? false,
+      tune: mergeTune(kind, undefined, (b.config ?? {}) as TuneInput),
     },
     req.now,
   );
@@ -123,29 +185,34 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   return undefined;
 }
 
-async function tuneMount(req: SecretsRequest<z.infer<typeof TuneBody>>, path: string): Promise<undefined> {
-  const m = await req.core.mounts.get(req.db, path);
+async function tuneMount(req: SecretsRequest<z.infer<typeof TuneBody>>, kind: 'secret' | 'auth', path: string): Promise<undefined> {
+  const m = await mountAt(req, kind, path);
   if (!m) throw badInput(`no mount at ${path}`);
   const parsed = TuneBody.safeParse(req.body);
   if (!parsed.success) throw badInput(...parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   const b = parsed.data;
+  const tune = mergeTune(m.kind, m.tune, b);
   const defaultTtl = b.default_lease_ttl ?? m.defaultLeaseTtl;
   const maxTtl = b.max_lease_ttl ?? m.maxLeaseTtl;
   checkTtls(defaultTtl, maxTtl);
-  await req.core.mounts.put(req.db, {
+  const updated = {
     ...m,
     defaultLeaseTtl: defaultTtl,
     maxLeaseTtl: maxTtl,
     description: b.description ?? m.description,
     options: b.options ? { ...m.options, ...b.options } : m.options,
-  });
+    tune,
+  };
+  await req.core.mounts.put(req.db, updated);
+  const type = req.core.engineType(m.kind, m.type);
+  if (type?.retuned) await type.retuned(req.core.contextIn(req.db, updated, req.now), m);
   return undefined;
 }
 
 async function read(req: SecretsRequest, kind: 'secret' | 'auth', rest: string): Promise<SecretsResponse> {
   const { path, tune } = target(kind, rest);
-  const m = await req.core.mounts.get(req.db, path);
-  if (!m || m.kind !== kind) {
+  const m = await mountAt(req, kind, path);
+  if (!m) {
     if (tune) throw badInput(`cannot fetch tune configuration of ${path}: no mount there`);
     throw missing();
   }
@@ -159,20 +226,24 @@ async function disable(req: SecretsRequest, kind: 'secret' | 'auth', rest: strin
   if (BUILTIN_MOUNTS.some((b) => b.path === path)) throw badInput(`cannot unmount "${path}"`);
   const m = await req.core.mounts.get(req.db, path);
   if (!m || m.kind !== kind) return undefined;
-  const leases = await req.core.leases.idsWithPrefix(req.db, path);
+  // Leases whose revocation failed before are tried again: the mount goes only once all are revoked.
+  const leases = await req.core.leases.idsWithPrefix(req.db, path, true);
   if (kind === 'auth') {
-    const rows = await req.db.all<{ id_hash: string }>('SELECT id_hash FROM secrets_tokens');
-    for (const { id_hash } of rows) {
-      const t = await req.core.tokens.byHash(req.db, id_hash);
-      if (t && t.path.startsWith(path)) leases.push(...(await req.core.revokeToken(req.db, id_hash, req.now)));
-    }
+    leases.push(...(await req.core.revokeTokensUnder(req.db, path, req.now)));
     // Its group aliases go too (Vault), so their groups can be aliased at another mount.
     await (await identityStore(req.core, req.db))?.deleteAliasesOfMount(m.accessor, req.now);
   }
   await req.core.leases.markRevoking(req.db, leases, req.now);
-  await req.core.store(req.db, m).clear();
-  await req.core.mounts.delete(req.db, path);
-  req.afterCommit(async () => void (await req.core.revokeLeases(leases)));
+  // The engines' revoke hooks read the mount and its storage (a broker's connection), so these go after.
+  req.afterCommit(async () => {
+    // As Vault: a lease that cannot be revoked (its system is down) keeps the mount; retried in the background.
+    const failures = await req.core.revokeLeases(leases);
+    if (failures.length) throw badInput(`failed to revoke ${failures.length} lease(s) of ${path}; the mount stays until they are revoked: ${failures[0].error}`);
+    await req.engine.storage.tx(async (db) => {
+      await req.core.store(db, m).clear();
+      await req.core.mounts.delete(db, path);
+    });
+  });
   return undefined;
 }
 

@@ -77,11 +77,35 @@ async function tokenOf(req: SecretsRequest<CapsBody>): Promise<{ entry: TokenEnt
   return found;
 }
 
+async function wrappingUnsupported(): Promise<never> {
+  throw badInput('response wrapping is not supported by Hangar');
+}
+
 /** Health, seal status, capabilities and the keyring (`sys/rotate`, `sys/key-status`). */
 export const statusSystemRoutes: EngineRoute[] = [
   { pattern: 'health', unauthenticated: true, readOnly: true, read: async (req) => health(req) },
   { pattern: 'seal-status', unauthenticated: true, readOnly: true, read: async () => sealStatus() },
   { pattern: 'init', unauthenticated: true, readOnly: true, read: async () => json({ initialized: true }) },
+  // One server, no HA cluster: Vault's answer of a server without HA storage.
+  {
+    pattern: 'leader',
+    unauthenticated: true,
+    readOnly: true,
+    read: async () =>
+      json({
+        ha_enabled: false,
+        is_self: false,
+        active_time: '0001-01-01T00:00:00Z',
+        leader_address: '',
+        leader_cluster_address: '',
+        performance_standby: false,
+        performance_standby_last_remote_wal: 0,
+      }),
+  },
+  // Response wrapping is not implemented: each wrapping endpoint says so (see also X-Vault-Wrap-TTL).
+  ...['wrapping/wrap', 'wrapping/unwrap', 'wrapping/lookup', 'wrapping/rewrap'].map(
+    (pattern): EngineRoute => ({ pattern, unauthenticated: true, readOnly: true, write: wrappingUnsupported, read: wrappingUnsupported }),
+  ),
   {
     pattern: 'capabilities-self',
     body: CapsBody,

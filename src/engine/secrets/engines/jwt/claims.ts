@@ -19,7 +19,7 @@ export function claimAt(claims: Claims, name: string, pointer = name.startsWith(
   return value;
 }
 
-function globMatch(pattern: string, value: string): boolean {
+export function globMatch(pattern: string, value: string): boolean {
   const source = pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
   return new RegExp(`^${source}$`, 's').test(value);
 }
@@ -100,7 +100,8 @@ export function loginFromClaims(req: SecretsRequest, roleName: string, role: Jwt
     numUses: role.token_num_uses,
     boundCidrs: role.token_bound_cidrs,
     noDefaultPolicy: role.token_no_default_policy,
-    type: type === 'batch' ? 'batch' : 'service',
+    // `default` leaves the choice to the mount's tuned token_type (core/request.ts).
+    type: type === 'batch' || type === 'service' ? type : 'default',
     role: roleName,
     ...(groups ? { groups } : {}),
   };

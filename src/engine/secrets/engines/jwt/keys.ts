@@ -36,10 +36,26 @@ async function fetchKeySet(url: string, caPem: string | undefined): Promise<KeyS
   }
 }
 
-/** Verifies a compact JWS against the JWKS at a URL (cached for an hour; one refetch when the key id is unknown). */
+/** A refetch after a failed signature, at most once per URL in this interval. */
+const SIGNATURE_REFETCH_MS = 30_000;
+const signatureRefetches = new Map<string, number>();
+
+/**
+ * Verifies a compact JWS against the JWKS at a URL (cached for an hour; one refetch when the key id
+ * is unknown). A signature that fails with a known key id also refetches once, rate-limited, as
+ * Vault does: the issuer may have replaced the key behind the same `kid`.
+ */
 export async function verifyWithJwks(url: string, caPem: string | undefined, token: string, algorithms: readonly string[] | undefined) {
   const options = algorithms?.length ? { algorithms: [...algorithms] } : undefined;
   const keySet = (refresh: boolean) => jwksCache.keySet(url, () => fetchKeySet(url, caPem), Date.now(), refresh);
-  // The cache refreshes whenever asked (no minimum interval), so a result always comes back.
-  return (await verifyWithKeySet(token, keySet, options))!;
+  try {
+    // The cache refreshes whenever asked (no minimum interval), so a result always comes back.
+    return (await verifyWithKeySet(token, keySet, options))!;
+  } catch (err) {
+    const now = Date.now();
+    const recent = now - (signatureRefetches.get(url) ?? -Infinity) < SIGNATURE_REFETCH_MS;
+    if (!(err instanceof jose().errors.JWSSignatureVerificationFailed) || recent) throw err;
+    signatureRefetches.set(url, now);
+    return jose().compactVerify(token, (await keySet(true))!, options);
+  }
 }

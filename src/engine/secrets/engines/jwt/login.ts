@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { Claims, checkAudience, checkTimes, loginFromClaims } from './claims';
 import { JwtConfig, publicKeyOf, readConfig, SIGNING_ALGS } from './config';
@@ -37,6 +38,15 @@ export async function loginSetup(req: SecretsRequest, requested: string | undefi
   });
 }
 
+/** Whether a public key can verify signatures of a JWS alg (RS/PS: RSA, ES: EC on its curve, EdDSA: Ed25519/Ed448). */
+function keyFitsAlg(key: KeyObject, alg: string): boolean {
+  const type = key.asymmetricKeyType;
+  if (/^(RS|PS)\d+$/.test(alg)) return type === 'rsa' || (type === 'rsa-pss' && alg.startsWith('PS'));
+  if (alg === 'EdDSA' || alg === 'Ed25519') return type === 'ed25519' || type === 'ed448';
+  const curve = { ES256: 'prime256v1', ES384: 'secp384r1', ES512: 'secp521r1', ES256K: 'secp256k1' }[alg];
+  return type === 'ec' && key.asymmetricKeyDetails?.namedCurve === curve;
+}
+
 /**
  * Verifies a JWT's signature (configured public keys, a JWKS URL, or the provider's JWKS) and
  * returns its claims. `alg: none`, algorithms outside `jwt_supported_algs`, bad signatures and
@@ -55,9 +65,11 @@ export async function verifySignature(config: JwtConfig, token: string, algorith
   let payload: Uint8Array | undefined;
   try {
     if (config.jwt_validation_pubkeys.length) {
-      for (const [i, pem] of config.jwt_validation_pubkeys.entries()) {
+      // Keys of several types may be configured: only those that can verify this alg are tried.
+      const keys = config.jwt_validation_pubkeys.map((pem, i) => publicKeyOf(pem, i)).filter((k) => keyFitsAlg(k, header.alg!));
+      for (const k of keys) {
         try {
-          payload = (await compactVerify(token, publicKeyOf(pem, i), { algorithms: [...algorithms] })).payload;
+          payload = (await compactVerify(token, k, { algorithms: [...algorithms] })).payload;
           break;
         } catch (err) {
           if (!(err instanceof errors.JWSSignatureVerificationFailed) && !(err instanceof TypeError)) throw err;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HangarError } from '../../../http/errors';
-import { commaList, duration, flexibleBoolean, flexibleInt, rfc3339 } from '../../core/durations';
+import { commaList, duration, flexibleBoolean, flexibleInt, rfc3339, secondsLeft } from '../../core/durations';
 import { badInput, normalizePolicies, permissionDenied } from '../../core/request';
 import { checkCidr, SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, EngineType, SecretsRequest, SecretsResponse, TokenEntry } from '../../core/types';
@@ -17,7 +17,8 @@ const CreateBody = z.object({
   period: duration().optional(),
   display_name: z.string().max(256).optional(),
   num_uses: flexibleInt.pipe(z.number().int().min(0, 'must be 0 (unlimited) or more')).optional(),
-  type: z.enum(['service', 'batch', 'default'], { message: 'must be service, batch or default' }).optional(),
+  // The Go client always sends `type`; empty is the default, as in Vault.
+  type: z.enum(['service', 'batch', 'default', ''], { message: 'must be service, batch or default' }).optional(),
   bound_cidrs: commaList.optional(),
   id: z.string().optional(),
   role_name: z.string().optional(),
@@ -41,14 +42,15 @@ export function lookupData(entry: TokenEntry, now: number, id: string, identityP
     expire_time: entry.expireAt ? rfc3339(entry.expireAt) : null,
     explicit_max_ttl: entry.explicitMaxTtl,
     id,
-    issue_time: rfc3339(entry.creationTime),
+    // Vault keeps a token's creation time in whole seconds.
+    issue_time: rfc3339(Math.floor(entry.creationTime / 1000) * 1000),
     meta: Object.keys(entry.meta).length ? entry.meta : null,
     num_uses: Math.max(0, entry.numUses),
     orphan: entry.orphan,
     path: entry.path,
     policies: entry.policies,
     renewable: entry.renewable,
-    ttl: entry.expireAt ? Math.max(0, Math.round((entry.expireAt - now) / 1000)) : 0,
+    ttl: entry.expireAt ? secondsLeft(entry.expireAt, now) : 0,
     type: entry.type,
     ...(entry.period ? { period: entry.period } : {}),
     ...(entry.boundCidrs.length ? { bound_cidrs: entry.boundCidrs } : {}),
@@ -91,12 +93,9 @@ async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean)
   let ttl = b.ttl ?? b.lease ?? 0;
   if (ttl === 0 && !policies.includes('root')) ttl = req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
   ttl = Math.min(ttl, mountMax);
-  const orphan = orphanPath || b.no_parent === true || caller.root;
-  // A child never outlives its parent: its TTL stops at the parent's expiry.
-  if (!orphan && parent.expireAt) {
-    const left = Math.floor((parent.expireAt - req.now) / 1000);
-    ttl = ttl === 0 ? left : Math.min(ttl, left);
-  }
+  // As Vault: a root token's children are children too (revoked with it), except batch tokens,
+  // which need a stored parent to check against and the root token is not stored.
+  const orphan = orphanPath || b.no_parent === true || (type === 'batch' && caller.root);
   const issued = await req.core.tokens.create(
     req.db,
     {
@@ -111,6 +110,8 @@ async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean)
       renewable: b.renewable,
       type,
       parent: orphan ? undefined : parent,
+      // A child never outlives its parent: its expiry stops at the parent's, to the millisecond.
+      expireBy: orphan ? undefined : parent.expireAt || undefined,
       // A child acts for the same identity: its parent's groups apply to it too (Vault's entity_id).
       groupIds: parent.groupIds,
       path: `${req.mount.path}${req.path}`,
