@@ -2,7 +2,10 @@ module hangar.test/compat/vaultgo
 
 go 1.26.8
 
-require github.com/hashicorp/vault/api v1.23.0
+require (
+	github.com/hashicorp/vault/api v1.23.0
+	golang.org/x/crypto v0.45.0
+)
 
 require (
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
@@ -19,8 +22,8 @@ require (
 	github.com/mitchellh/go-homedir v1.1.0 // indirect
 	github.com/mitchellh/mapstructure v1.5.0 // indirect
 	github.com/ryanuber/go-glob v1.0.0 // indirect
-	golang.org/x/crypto v0.45.0 // indirect
 	golang.org/x/net v0.47.0 // indirect
+	golang.org/x/sys v0.38.0 // indirect
 	golang.org/x/text v0.31.0 // indirect
 	golang.org/x/time v0.12.0 // indirect
 )

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -223,6 +224,47 @@ describe.each(STORAGE_KINDS)('auth/jwt (%s)', (kind) => {
     expect((await login(await token({}), 'far')).status).toBe(403);
   });
 
+  test('jwt_validation_pubkeys mixing EC and RSA keys: the key that fits the alg verifies', async () => {
+    const ec = await newKey('ec', 'ES256');
+    await s.v('POST', 'sys/auth/mixed', { type: 'jwt' });
+    expect((await s.v('POST', 'auth/mixed/config', { jwt_validation_pubkeys: [ec.publicPem, key.publicPem], jwt_supported_algs: ['RS256', 'ES256'] })).status).toBe(204);
+    await s.v('POST', 'auth/mixed/role/r', { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'hangar' });
+    for (const k of [key, ec]) {
+      const jwt = await sign(k, { aud: 'hangar', sub: 'svc' }, s.clock.now());
+      const res = await s.v('POST', 'auth/mixed/login', { role: 'r', jwt }, null);
+      expect(res.status).toBe(200);
+    }
+    const rogue = await sign(other, { aud: 'hangar', sub: 'svc' }, s.clock.now());
+    expect((await s.v('POST', 'auth/mixed/login', { role: 'r', jwt: rogue }, null)).body.errors[0]).toMatch(/signature is invalid/);
+    // The mount's tuned token_type decides the type of login tokens; a role's own type wins over a default-*.
+    expect((await s.v('POST', 'sys/auth/mixed/tune', { token_type: 'default-batch' })).status).toBe(204);
+    const jwt = await sign(key, { aud: 'hangar', sub: 'svc' }, s.clock.now());
+    expect((await s.v('POST', 'auth/mixed/login', { role: 'r', jwt }, null)).body.auth.token_type).toBe('batch');
+    await s.v('POST', 'auth/mixed/role/r', { token_type: 'service' });
+    expect((await s.v('POST', 'auth/mixed/login', { role: 'r', jwt }, null)).body.auth.token_type).toBe('service');
+    await s.v('POST', 'sys/auth/mixed/tune', { token_type: 'batch' });
+    expect((await s.v('POST', 'auth/mixed/login', { role: 'r', jwt }, null)).body.auth.token_type).toBe('batch');
+  });
+
+  test('login tokens are leases: listed under sys/leases/lookup/auth/..., revoked by revoke-prefix', async () => {
+    const a = (await login(await token({}), 'ci')).body.auth;
+    const b = (await login(await token({}), 'ci')).body.auth;
+    const listed = await s.v('LIST', 'sys/leases/lookup/auth/jwt/login');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.keys.length).toBeGreaterThanOrEqual(2);
+    expect((await s.v('LIST', 'sys/leases/lookup/auth/jwt')).body.data.keys).toEqual(['login/']);
+    const leaseId = `auth/jwt/login/${listed.body.data.keys[0]}`;
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: leaseId })).body.data).toMatchObject({ id: leaseId, ttl: expect.any(Number), renewable: true });
+    expect((await s.v('PUT', 'sys/leases/renew', { lease_id: leaseId })).body.errors[0]).toMatch(/tokens cannot be renewed through this endpoint/);
+    const single = (await login(await token({}), 'ci')).body.auth.client_token;
+    const singleLease = `auth/jwt/login/${createHash('sha256').update(single).digest('hex')}`;
+    expect((await s.v('PUT', 'sys/leases/revoke', { lease_id: singleLease })).status).toBe(204);
+    expect((await s.v('GET', 'auth/token/lookup-self', undefined, single)).status).toBe(403);
+    expect((await s.v('PUT', 'sys/leases/revoke-prefix/auth/jwt')).status).toBe(204);
+    for (const t of [a, b]) expect((await s.v('GET', 'auth/token/lookup-self', undefined, t.client_token)).status).toBe(403);
+    expect((await s.v('LIST', 'sys/leases/lookup/auth/jwt/login')).status).toBe(404);
+  });
+
   test('an oidc role cannot log in with a bare JWT', async () => {
     await s.v('POST', 'auth/jwt/role/browser', { user_claim: 'sub', allowed_redirect_uris: ['http://127.0.0.1:8250/oidc/callback'] });
     expect((await login(await token({}), 'browser')).body.errors[0]).toMatch(/role_type oidc/);
@@ -248,6 +290,15 @@ describe.each(STORAGE_KINDS)('auth/jwt (%s)', (kind) => {
       expect((await keysLogin(rogue)).body.errors[0]).toMatch(/no key in the provider's JWKS matches this token \(kid "k5"\)/);
       const rs = await sign(key, { aud: 'hangar', sub: 'svc' }, s.clock.now());
       expect((await s.v('POST', 'auth/keys/login', { role: 'r', jwt: rs }, null)).body.errors[0]).toMatch(/alg "RS256" is not allowed/);
+      // The issuer replaces the key behind a kid: a failed signature refetches the set once.
+      const replaced = { ...(await newKey('k4', 'ES256')) };
+      jwks.set([k3, replaced]);
+      const beforeRotation = jwks.fetches();
+      expect((await keysLogin(replaced)).status).toBe(200);
+      expect(jwks.fetches()).toBe(beforeRotation + 1);
+      // ...but not again right away: a forged signature cannot make the server hammer the issuer.
+      expect((await keysLogin(k4)).body.errors[0]).toMatch(/signature is invalid/);
+      expect(jwks.fetches()).toBe(beforeRotation + 1);
     } finally {
       await jwks.close();
     }

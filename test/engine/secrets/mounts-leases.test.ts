@@ -15,7 +15,7 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
 
   test('dev mode mounts the spec defaults, in Vault shapes', async () => {
     const mounts = await s.v('GET', 'sys/mounts');
-    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'database/', 'identity/', 'pki/', 'rabbitmq/', 'ssh/', 'sys/', 'transform/']);
+    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'cubbyhole/', 'database/', 'identity/', 'pki/', 'rabbitmq/', 'ssh/', 'sys/', 'transform/']);
     expect(mounts.body['pki/']).toEqual(mounts.body.data['pki/']);
     expect(mounts.body.data['pki/']).toMatchObject({
       type: 'pki',
@@ -64,7 +64,9 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
       ['sys/mounts/new', {}, /type is required/],
       ['sys/mounts/new', { type: 'hangar-test', config: { default_lease_ttl: 'forever' } }, /config.default_lease_ttl: "forever" is not a duration/],
       ['sys/mounts/new', { type: 'hangar-test', config: { default_lease_ttl: '2h', max_lease_ttl: '1h' } }, /default_lease_ttl: cannot be greater than max_lease_ttl/],
-      ['sys/mounts/new', { type: 'hangar-test', config: { max_lease_ttl: '9999h' } }, /above the system maximum/],
+      ['sys/mounts/new', { type: 'hangar-test', config: { default_lease_ttl: '9999h' } }, /above the system maximum/],
+      ['sys/mounts/new', { type: 'hangar-test', config: { listing_visibility: 'loud' } }, /config.listing_visibility: must be "unauth", "hidden" or ""/],
+      ['sys/mounts/new', { type: 'hangar-test', config: { token_type: 'batch' } }, /token_type: only auth mounts issue tokens/],
       ['sys/mounts/bad%20path', { type: 'hangar-test' }, /mount path "bad path" is invalid/],
       ['sys/mounts/sys', { type: 'hangar-test' }, /already in use at sys\//],
       ['sys/mounts/new', { type: 'token' }, /plugin not found/],
@@ -89,6 +91,54 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     expect((await s.v('GET', 'sys/auth/corp-sso/tune')).body.data.max_lease_ttl).toBe(768 * 3600);
     expect((await s.v('DELETE', 'sys/auth/corp-sso')).status).toBe(204);
     expect((await s.v('GET', 'sys/auth')).body.data['corp-sso/']).toBeUndefined();
+  });
+
+  test('the Go client\'s shapes: nulls are "not given", auth mounts through sys/mounts/auth/, tune fields kept', async () => {
+    // vault/api's MountInput with nothing set but the type.
+    const goEnable = { type: 'jwt', description: '', config: { options: null, default_lease_ttl: '', max_lease_ttl: '', force_no_cache: false }, local: false, seal_wrap: false, external_entropy_access: false, options: null, plugin_name: null };
+    expect((await s.v('POST', 'sys/auth/go-jwt', goEnable)).status).toBe(204);
+    expect((await s.v('POST', 'sys/mounts/go-engine', { ...goEnable, type: 'hangar-test', config: { max_lease_ttl: 157680000 } })).status).toBe(204);
+    expect((await s.v('GET', 'sys/mounts/go-engine')).body.data.config.max_lease_ttl).toBe(157680000);
+    const read = await s.v('GET', 'sys/mounts/auth/go-jwt');
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ type: 'jwt', config: { token_type: 'default-service' } });
+    const tune = {
+      description: 'tuned through sys/mounts',
+      max_lease_ttl: '43800h',
+      listing_visibility: 'unauth',
+      audit_non_hmac_request_keys: ['role'],
+      audit_non_hmac_response_keys: 'a,b',
+      passthrough_request_headers: ['X-Custom'],
+      allowed_response_headers: ['X-Other'],
+      token_type: 'default-batch',
+      options: null,
+    };
+    expect((await s.v('POST', 'sys/mounts/auth/go-jwt/tune', tune)).status).toBe(204);
+    const tuned = await s.v('GET', 'sys/auth/go-jwt/tune');
+    expect(tuned.body.data).toMatchObject({
+      description: 'tuned through sys/mounts',
+      max_lease_ttl: 157680000,
+      listing_visibility: 'unauth',
+      audit_non_hmac_request_keys: ['role'],
+      audit_non_hmac_response_keys: ['a', 'b'],
+      passthrough_request_headers: ['X-Custom'],
+      allowed_response_headers: ['X-Other'],
+      token_type: 'default-batch',
+    });
+    expect((await s.v('GET', 'sys/mounts/auth/go-jwt/tune')).body.data).toEqual(tuned.body.data);
+    // The Go client's TuneMount sends unset TTLs as "": they stay as they are.
+    await s.v('POST', 'sys/auth/go-jwt/tune', { default_lease_ttl: '20m' });
+    await s.v('POST', 'sys/mounts/auth/go-jwt/tune', { default_lease_ttl: '', max_lease_ttl: '', description: 'again' });
+    expect((await s.v('GET', 'sys/auth/go-jwt/tune')).body.data).toMatchObject({ default_lease_ttl: 1200, max_lease_ttl: 157680000, description: 'again' });
+    expect((await s.v('GET', 'sys/auth')).body.data['go-jwt/'].config).toMatchObject({ listing_visibility: 'unauth', token_type: 'default-batch' });
+    // An empty value clears a field.
+    await s.v('POST', 'sys/auth/go-jwt/tune', { listing_visibility: '', passthrough_request_headers: [] });
+    const cleared = (await s.v('GET', 'sys/auth/go-jwt/tune')).body.data;
+    expect(cleared.listing_visibility).toBeUndefined();
+    expect(cleared.passthrough_request_headers).toBeUndefined();
+    expect(cleared.allowed_response_headers).toEqual(['X-Other']);
+    await s.v('DELETE', 'sys/auth/go-jwt');
+    await s.v('DELETE', 'sys/mounts/go-engine');
   });
 
   test('tuning auth/token sets the TTLs of new tokens', async () => {
@@ -139,6 +189,8 @@ describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
     s.clock.advance(1800_000);
     const renewed = await s.v('PUT', 'sys/renew', { lease_id: lease.lease_id, increment: '5h' });
     expect(renewed.body.lease_duration).toBe(5400);
+    // vault/api's Sys().Renew sends `increment: null` for no increment: not given.
+    expect((await s.v('PUT', 'sys/leases/renew', { lease_id: lease.lease_id, increment: null })).status).toBe(200);
     s.clock.advance(5400_000);
     expect((await s.v('PUT', 'sys/leases/renew', { lease_id: lease.lease_id })).status).toBe(400);
     await s.v('POST', 'sys/mounts/test/tune', { max_lease_ttl: 0 });

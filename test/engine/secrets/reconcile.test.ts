@@ -1,28 +1,10 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { openTransport } from '../../../src/client/open';
-import { SecretsClient } from '../../../src/client/secrets';
+import { embeddedSecrets } from './embedded-reconcile';
 import { apply, destroy } from '../../../src/reconcile';
-import { PAYLOAD_VERSION, ResourcePayload } from '../../../src/reconcile/payload-format';
-import { tempDir } from '../../helpers/storage';
 
 /** The secrets kinds through the embedded engine (the CLI's in-process mode on a data directory). */
 describe('secrets reconcile kinds, embedded', () => {
-  const dataDir = tempDir();
-  const payload = (kind: string, key: string, desired?: Record<string, unknown>): ResourcePayload => ({
-    v: PAYLOAD_VERSION,
-    kind,
-    key,
-    connection: { dataDir },
-    ...(desired ? { desired } : {}),
-  });
-  const read = async <T>(fn: (c: SecretsClient) => Promise<T>): Promise<T> => {
-    const transport = await openTransport({ dataDir });
-    try {
-      return await fn(new SecretsClient(transport));
-    } finally {
-      await transport.close();
-    }
-  };
+  const { payload, secrets: read } = embeddedSecrets();
 
   test('mounts, auth methods and policies: created, unchanged, updated, deleted', async () => {
     const mount = payload('secrets.mount', 'team/pki', { type: 'pki', description: 'CA', defaultLeaseTtl: 0, maxLeaseTtl: 3600 });

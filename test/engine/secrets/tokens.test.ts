@@ -28,7 +28,7 @@ describe.each(STORAGE_KINDS)('auth/token (%s)', (kind) => {
     const res = await create({ policies: 'app', ttl: '1h', meta: { team: 'a' }, display_name: 'CI Runner' });
     expect(res.status).toBe(200);
     const auth = res.body.auth;
-    expect(auth).toMatchObject({ policies: ['app', 'default'], lease_duration: 3600, renewable: true, token_type: 'service', orphan: true });
+    expect(auth).toMatchObject({ policies: ['app', 'default'], lease_duration: 3600, renewable: true, token_type: 'service', orphan: false });
     expect(auth.client_token).toMatch(/^hvs\./);
     expect(auth.metadata).toEqual({ team: 'a' });
     const looked = await s.v('POST', 'auth/token/lookup', { token: auth.client_token });
@@ -49,6 +49,30 @@ describe.each(STORAGE_KINDS)('auth/token (%s)', (kind) => {
     expect((await self(auth.client_token)).body.data.id).toBe(auth.client_token);
     const noDefault = await create({ policies: ['app'], no_default_policy: true });
     expect(noDefault.body.auth.policies).toEqual(['app']);
+  });
+
+  test('the Go client\'s create body: empty type and nulls are defaults; root\'s children are not orphans', async () => {
+    const goBody = { display_name: '', num_uses: 0, type: '', entity_alias: '', policies: ['default'], meta: null, renewable: null };
+    const res = await create(goBody);
+    expect(res.status).toBe(200);
+    expect(res.body.auth).toMatchObject({ token_type: 'service', orphan: false, renewable: true });
+    expect((await self(res.body.auth.client_token)).body.data.orphan).toBe(false);
+    expect((await create({ no_parent: true })).body.auth.orphan).toBe(true);
+    expect((await create({}, ROOT_TOKEN, 'auth/token/create-orphan')).body.auth.orphan).toBe(true);
+  });
+
+  test('TTLs are kept in milliseconds and rounded: a child capped by its parent reads whole seconds', async () => {
+    const parent = (await create({ ttl: '1h' })).body.auth.client_token;
+    s.clock.advance(1);
+    const child = await create({ ttl: '2h' }, parent);
+    expect(child.body.auth.lease_duration).toBe(3600);
+    expect((await self(child.body.auth.client_token)).body.data.ttl).toBe(3600);
+    const [p, c] = [(await self(parent)).body.data, (await self(child.body.auth.client_token)).body.data];
+    expect(c.expire_time).toBe(p.expire_time);
+    s.clock.advance(250);
+    const short = (await create({ ttl: 60 })).body.auth;
+    expect(short.lease_duration).toBe(60);
+    expect((await self(short.client_token)).body.data.expire_time).toMatch(/:00\.251Z$/);
   });
 
   test('expiry reads the engine clock; the background job removes the token', async () => {
