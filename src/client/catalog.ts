@@ -38,8 +38,8 @@ export interface CatalogAuthMethod {
   readonly Type: string;
   readonly DisplayName?: string;
   readonly Description: string;
-  /** Nanoseconds. */
-  readonly MaxTokenTTL?: number;
+  /** A Go duration ("10m0s") when read; nanoseconds or a duration when written. */
+  readonly MaxTokenTTL?: string | number;
   readonly TokenLocality?: string;
   readonly Config: Record<string, unknown>;
   readonly Namespace: string;

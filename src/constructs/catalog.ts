@@ -383,6 +383,8 @@ export enum BindType {
   NODE = 'node',
   /** The role named BindName (ignored when no such role exists at login). */
   ROLE = 'role',
+  /** The policy named BindName (ignored when no such policy exists at login). */
+  POLICY = 'policy',
 }
 
 export interface BindingRuleProps {
@@ -427,7 +429,7 @@ export class BindingRule extends Construct {
     check(props.bindName.trim() !== '', `BindingRule ${props.name}: bindName is empty; give a name such as "web" or "svc-\${value.user}"`);
     check(
       Object.values(BindType).includes(props.bindType),
-      `BindingRule ${props.name}: bindType "${props.bindType}" is invalid: use BindType.SERVICE, BindType.NODE or BindType.ROLE`,
+      `BindingRule ${props.name}: bindType "${props.bindType}" is invalid: use BindType.SERVICE, BindType.NODE, BindType.ROLE or BindType.POLICY`,
     );
     this.name = props.name;
     const method = props.authMethod;

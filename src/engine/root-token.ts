@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sha256Hex, timingSafeEqualHex } from './crypto';
 import { Db, Storage } from './storage';
 
-const SETTING = 'root_token_sha256';
+/** The setting that holds the SHA-256 of the root token (the catalog derives the root token's AccessorID from it). */
+export const ROOT_TOKEN_SETTING = 'root_token_sha256';
 export const ROOT_TOKEN_FILE = 'root-token';
 
 /**
@@ -18,13 +19,13 @@ export async function ensureRootToken(
 ): Promise<{ token?: string; created: boolean }> {
   if (options.devRootToken !== undefined) {
     const token = options.devRootToken;
-    await storage.tx((db) => putSetting(db, SETTING, sha256Hex(token)));
+    await storage.tx((db) => putSetting(db, ROOT_TOKEN_SETTING, sha256Hex(token)));
     return { token, created: true };
   }
   const token = newRootToken();
   const created = await storage.tx(async (db) => {
-    if (await getSetting(db, SETTING)) return false;
-    await putSetting(db, SETTING, sha256Hex(token));
+    if (await getSetting(db, ROOT_TOKEN_SETTING)) return false;
+    await putSetting(db, ROOT_TOKEN_SETTING, sha256Hex(token));
     return true;
   });
   if (!created) return { created: false };
@@ -40,7 +41,7 @@ export function newRootToken(): string {
 }
 
 export async function isRootToken(db: Db, token: string): Promise<boolean> {
-  const stored = await getSetting(db, SETTING);
+  const stored = await getSetting(db, ROOT_TOKEN_SETTING);
   return stored !== undefined && timingSafeEqualHex(stored, sha256Hex(token));
 }
 

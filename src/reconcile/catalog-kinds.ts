@@ -65,8 +65,9 @@ export const catalogNamespaceKind: ResourceKind<NamespaceDesired> = {
     return ns && { description: ns.Description, meta: canonical(ns.Meta ?? {}) as Record<string, string> };
   },
   async upsert(clients, key, desired) {
-    const fields = { Description: desired.description, Meta: desired.meta };
     const live = await clients.catalog.getNamespace(key);
+    // An update replaces the whole namespace: the ACL defaults (another kind's) are sent back as they are.
+    const fields = { Description: desired.description, Meta: desired.meta, ...(live?.ACLs ? { ACLs: live.ACLs } : {}) };
     if (live?.DeletedAt) throw new Error(`namespace ${key} is being deleted (since ${live.DeletedAt}); deploy again once the server has removed it`);
     const actual = await this.read(clients, key);
     return converge(actual, desired, () => clients.catalog.putNamespace(key, fields, false), () => clients.catalog.putNamespace(key, fields, true));
@@ -113,12 +114,14 @@ export const catalogNamespaceDefaultsKind: ResourceKind<NamespaceDefaultsDesired
   },
 };
 
-function putDefaults(clients: Clients, ns: string, defaults: NamespaceDefaultsDesired) {
+/** Sets a namespace's defaults; an update replaces the whole namespace, so Description and Meta go back as they are. */
+async function putDefaults(clients: Clients, ns: string, defaults: NamespaceDefaultsDesired) {
   const ACLs = {
     PolicyDefaults: defaults.policyDefaults.map((Name) => ({ Name })),
     RoleDefaults: defaults.roleDefaults.map((Name) => ({ Name })),
   };
-  return clients.catalog.putNamespace(ns, { ACLs }, true);
+  const live = await clients.catalog.getNamespace(ns);
+  return clients.catalog.putNamespace(ns, { Description: live?.Description ?? '', Meta: live?.Meta ?? {}, ACLs }, true);
 }
 
 const PolicyDesired = z.object({ description: z.string().default(''), rules: z.string() });
@@ -210,7 +213,8 @@ export const catalogAuthMethodKind: ResourceKind<AuthMethodDesired> = {
       method && {
         displayName: method.DisplayName ?? '',
         description: method.Description,
-        maxTokenTtl: method.MaxTokenTTL ?? 0,
+        // Answered as a Go duration ("10m0s"); older servers answered nanoseconds.
+        maxTokenTtl: typeof method.MaxTokenTTL === 'string' ? (parseDuration(method.MaxTokenTTL) ?? 0) : (method.MaxTokenTTL ?? 0),
         tokenLocality: (method.TokenLocality ?? '') as AuthMethodDesired['tokenLocality'],
         config: canonical(method.Config) as Record<string, unknown>,
       }
@@ -236,7 +240,7 @@ export const catalogAuthMethodKind: ResourceKind<AuthMethodDesired> = {
 const BindingRuleDesired = z.object({
   description: z.string().default(''),
   selector: z.string().default(''),
-  bindType: z.enum(['service', 'node', 'role']),
+  bindType: z.enum(['service', 'node', 'role', 'policy']),
   bindName: z.string().min(1),
 });
 type BindingRuleDesired = z.infer<typeof BindingRuleDesired>;

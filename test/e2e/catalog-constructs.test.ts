@@ -60,7 +60,7 @@ async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'cata
   });
   expect(first.policy).toMatchObject({ Name: 'kv-app', Description: 'one' });
   expect(first.role).toMatchObject({ Name: 'app', Policies: [{ ID: first.policy!.ID, Name: 'kv-app' }], ServiceIdentities: [{ ServiceName: 'web' }] });
-  expect(first.method).toMatchObject({ Name: 'ci', Type: 'jwt', MaxTokenTTL: 3600e9 });
+  expect(first.method).toMatchObject({ Name: 'ci', Type: 'jwt', MaxTokenTTL: '1h0m0s' });
   expect(first.rules.map((r) => r.Description).sort()).toEqual(['[hangar:nodes]', '[hangar:users]']);
 
   // A retried apply converges without changes.
@@ -68,7 +68,11 @@ async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'cata
   if (connection.dataDir) {
     // hangar diff reports the defaults: in sync, then drifted when changed by hand, until --fix.
     expect(hangar(['diff', ws.dir]).stdout).toContain('catalog.namespace-defaults team-a: in sync');
-    await withClient((c) => c.putNamespace('team-a', { ACLs: { RoleDefaults: [] } }, true));
+    // An update replaces the whole namespace (as the public service's does): send it back with the role defaults cleared.
+    await withClient(async (c) => {
+      const live = (await c.getNamespace('team-a'))!;
+      await c.putNamespace('team-a', { Description: live.Description, Meta: live.Meta, ACLs: { PolicyDefaults: live.ACLs?.PolicyDefaults, RoleDefaults: [] } }, true);
+    });
     expect(hangar(['diff', ws.dir])).toMatchObject({ code: 2, stdout: expect.stringContaining('~ catalog.namespace-defaults team-a: roleDefaults') });
     expect(hangar(['diff', ws.dir, '--fix']).code).toBe(0);
   }

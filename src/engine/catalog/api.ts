@@ -4,8 +4,10 @@ import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
 import { extractToken, TokenSources } from '../http/tokens';
 import { isRootToken } from '../root-token';
+import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
 import { authorizerFor, findTokenBySecret } from './acl/store';
+import { rootAccessorId, uuidOf } from './acl/tokens';
 import { aclNotFound, CatalogActor, CatalogPermission, LOCAL_DATACENTER } from './route';
 import { aclAuthMethodRoutes } from './routes/acl-auth-methods';
 import { aclBindingRuleRoutes } from './routes/acl-binding-rules';
@@ -14,29 +16,32 @@ import { aclLoginRoutes } from './routes/acl-login';
 import { aclPolicyRoutes } from './routes/acl-policies';
 import { aclRoleRoutes } from './routes/acl-roles';
 import { aclTokenRoutes } from './routes/acl-tokens';
+import { agentRoutes } from './routes/agent';
 import { catalogNodeRoutes } from './routes/catalog-nodes';
+import { healthRoutes } from './routes/health';
 import { kvRoutes } from './routes/kv';
 import { namespaceRoutes } from './routes/namespaces';
 import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
+import { TxnRolledBack, txnRoutes } from './routes/txn';
 import { runtimeOf } from './runtime';
 
 /** The public service reads `?token=` too (after its header). */
 const TOKEN_SOURCES: TokenSources = { headers: ['x-catalog-token', 'x-consul-token'], queryParameter: 'token' };
 
-/** A stable UUID-shaped id derived from a value (the root token's accessor). */
-function uuidOf(value: string): string {
-  const h = sha256Hex(value);
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Integers beyond 2^53 stay exact as bigints (uint64 KV flags in a transaction); schemas decide what they accept. */
+function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === 'number' && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) return BigInt(context.source);
+  return value;
+}
 
 /** The public service decodes any body as JSON whatever its Content-Type (curl -d sends a form type). */
 function decodeJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
   try {
-    return JSON.parse(utf8.decode(body));
+    return JSON.parse(utf8.decode(body), exactIntegers as (key: string, value: unknown) => unknown);
   } catch (err) {
     throw new HangarError(400, [`Request decode failed: ${(err as Error).message}`]);
   }
@@ -59,9 +64,12 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     ...aclLoginRoutes,
     ...aclLegacyRoutes,
     ...namespaceRoutes,
+    ...agentRoutes,
     ...catalogNodeRoutes,
+    ...healthRoutes,
     ...sessionRoutes,
     ...kvRoutes,
+    ...txnRoutes,
   ],
 
   /**
@@ -75,7 +83,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     }
     const secret = extractToken(req, TOKEN_SOURCES) ?? '';
     if (secret && (await isRootToken(db, secret))) {
-      return { accessorId: uuidOf(`accessor:${secret}`), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
+      return { accessorId: rootAccessorId(sha256Hex(secret)), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
     }
     const row = await findTokenBySecret(db, secret || 'anonymous', engine.clock.now());
     if (!row) return undefined;
@@ -88,6 +96,9 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
   },
 
   renderError(error: HangarError) {
+    if (error instanceof TxnRolledBack) {
+      return { status: 409, contentType: 'application/json', body: JSON.stringify({ Results: null, Errors: error.errors }) };
+    }
     return {
       status: error instanceof ValidationError ? 400 : error.status,
       contentType: 'text/plain; charset=utf-8',
@@ -109,6 +120,9 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
         throw new HangarError(400, ['Cannot specify ?stale with ?consistent, conflicting semantics.']);
       }
       if (Buffer.isBuffer(req.body) && !req.routeOptions.url?.startsWith('/v1/kv/')) req.body = decodeJsonBody(req.body);
+      // Token secrets are sealed by the secrets barrier; it opens here, before the request's
+      // transaction, since opening it the first time writes in a transaction of its own.
+      if (req.routeOptions.url?.startsWith('/v1/acl/')) await secretsCore(engine);
     });
     app.addHook('onResponse', async (req) => {
       const touched = runtime.pending.get(req.id);

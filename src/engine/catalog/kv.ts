@@ -1,10 +1,12 @@
 import type { Db } from '../storage';
 import type { Writes } from './index-state';
+import { jsonInteger } from './route';
 
 export interface KvRow {
   ns: string;
   key: string;
-  flags: number;
+  /** uint64 as decimal text. */
+  flags: string;
   value: string | null;
   session: string | null;
   lock_index: number;
@@ -17,7 +19,7 @@ export function renderKv(row: KvRow): Record<string, unknown> {
   return {
     LockIndex: Number(row.lock_index),
     Key: row.key,
-    Flags: Number(row.flags),
+    Flags: jsonInteger(String(row.flags)),
     Value: row.value,
     ...(row.session ? { Session: row.session } : {}),
     Namespace: row.ns,
@@ -56,7 +58,8 @@ export interface KvWrite {
   readonly ns: string;
   readonly key: string;
   readonly value: string | null;
-  readonly flags: number;
+  /** uint64 as decimal text. */
+  readonly flags: string;
   readonly cas?: number;
   readonly acquire?: string;
   readonly release?: string;

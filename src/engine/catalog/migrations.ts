@@ -181,4 +181,19 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 301,
+    name: 'catalog: exact uint64 KV flags, sealed token secrets, templated policies',
+    // KV flags are unsigned 64-bit (the Go client's locks use values above 2^63): kept as decimal
+    // text, since neither BIGINT nor a JavaScript number holds them exactly.
+    sql: `
+      ALTER TABLE catalog_kv ADD COLUMN flags_u64 TEXT NOT NULL DEFAULT '0';
+      UPDATE catalog_kv SET flags_u64 = CAST(flags AS TEXT);
+      ALTER TABLE catalog_kv DROP COLUMN flags;
+      ALTER TABLE catalog_kv RENAME COLUMN flags_u64 TO flags;
+      ALTER TABLE catalog_acl_tokens ADD COLUMN secret_sealed TEXT;
+      ALTER TABLE catalog_acl_tokens ADD COLUMN templated_policies TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE catalog_acl_roles ADD COLUMN templated_policies TEXT NOT NULL DEFAULT '[]';
+    `,
+  },
 ];

@@ -57,6 +57,7 @@ export function renderNode(row: NodeRow): Record<string, unknown> {
   };
 }
 
+/** A service as an agent shows it (the Go client's AgentService). */
 export function renderService(row: ServiceRow): Record<string, unknown> {
   return {
     ID: row.id,
@@ -65,13 +66,40 @@ export function renderService(row: ServiceRow): Record<string, unknown> {
     Address: row.address,
     Meta: JSON.parse(row.meta),
     Port: Number(row.port),
+    Weights: { Passing: 1, Warning: 1 },
+    EnableTagOverride: false,
     Namespace: 'default',
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),
   };
 }
 
-export function renderCheck(row: CheckRow): Record<string, unknown> {
+/** A service instance with its node, as /v1/catalog/service answers it (structs.ServiceNode). */
+export function renderServiceNode(node: NodeRow, row: ServiceRow): Record<string, unknown> {
+  return {
+    ID: node.id,
+    Node: node.name,
+    Address: node.address,
+    Datacenter: LOCAL_DATACENTER,
+    TaggedAddresses: JSON.parse(node.tagged_addresses),
+    NodeMeta: JSON.parse(node.meta),
+    ServiceKind: '',
+    ServiceID: row.id,
+    ServiceName: row.name,
+    ServiceTags: JSON.parse(row.tags),
+    ServiceAddress: row.address,
+    ServiceWeights: { Passing: 1, Warning: 1 },
+    ServiceMeta: JSON.parse(row.meta),
+    ServicePort: Number(row.port),
+    ServiceEnableTagOverride: false,
+    Namespace: 'default',
+    CreateIndex: Number(row.create_index),
+    ModifyIndex: Number(row.modify_index),
+  };
+}
+
+/** A check as the public service shows it (structs.HealthCheck); `serviceTags` of its service, if any. */
+export function renderCheck(row: CheckRow, serviceTags: readonly string[] = []): Record<string, unknown> {
   return {
     Node: row.node,
     CheckID: row.check_id,
@@ -81,6 +109,12 @@ export function renderCheck(row: CheckRow): Record<string, unknown> {
     Output: row.output,
     ServiceID: row.service_id,
     ServiceName: row.service_name,
+    ServiceTags: row.service_id ? serviceTags : [],
+    Type: '',
+    Interval: '',
+    Timeout: '',
+    ExposedPort: 0,
+    Definition: {},
     Namespace: 'default',
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),

@@ -1,4 +1,6 @@
 import type { Socket } from 'node:net';
+import { z } from 'zod';
+import { Expression, SelectorError } from './acl/selector';
 import type { QueryResult } from './blocking';
 import type { Table } from './index-state';
 import { actorOf, badRequest, CatalogContext, CommonQuery, parseDuration } from './route';
@@ -43,6 +45,38 @@ export function blockingQuery(
       }
       : undefined,
   });
+}
+
+/**
+ * The `?filter=` of a list endpoint (the public service's bexpr language), parsed once per request:
+ * a function keeping the items it matches. A malformed expression is a 400 with its reason.
+ */
+export function listFilter(filter: string | undefined): <T>(items: readonly T[]) => T[] {
+  if (filter === undefined || filter.trim() === '') return (items) => [...items];
+  let expression: Expression;
+  try {
+    expression = Expression.parse(filter);
+  } catch (err) {
+    if (err instanceof SelectorError) throw badRequest(`Failed to create boolean expression evaluator: ${err.message}`);
+    throw err;
+  }
+  return (items) => items.filter((item) => expression.matches(item));
+}
+
+/** `?node-meta=key:value` (repeatable): pairs a node's Meta must all have. */
+export const NodeMetaQuery = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (Array.isArray(value) ? value : [value]).map((pair) => {
+    const at = pair.indexOf(':');
+    return at < 0 ? [pair, ''] : [pair.slice(0, at), pair.slice(at + 1)];
+  }))
+  .optional();
+
+/** Whether a node's meta (JSON text) has every `node-meta` pair. */
+export function nodeMetaMatches(metaJson: string, pairs: readonly string[][] | undefined): boolean {
+  if (!pairs?.length) return true;
+  const meta = JSON.parse(metaJson) as Record<string, string>;
+  return pairs.every(([k, v]) => meta[k] === v);
 }
 
 /** A 200 JSON result. */

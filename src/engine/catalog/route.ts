@@ -53,7 +53,10 @@ export { badRequest };
 // Request decoding: the public service decodes bodies strictly (an unknown field is a 400) and
 // matches field names without regard to case, as Go's encoding/json does.
 
-/** A body object: unknown fields refused, names matched case-insensitively. */
+/**
+ * A body object: unknown fields refused, names matched case-insensitively, and a `null` field is
+ * "not given" (Go clients send null for every nil slice, map and pointer).
+ */
 export function consulObject<S extends z.ZodRawShape>(shape: S) {
   const names = Object.keys(shape);
   const strict = z.strictObject(shape, {
@@ -67,26 +70,35 @@ function canonicalKeys(value: unknown, names: readonly string[]): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
+    if (v === null) continue;
     const name = names.includes(key) ? key : (names.find((n) => n.toLowerCase() === key.toLowerCase()) ?? key);
     out[name] = v;
   }
   return out;
 }
 
+/** A field the public service knows but Hangar does not use: accepted whatever its value, ignored. */
+export const ignored = z.unknown().optional();
+
 /**
- * Fields the public service's structs carry that a client may send back unchanged on update
- * (Go clients send the whole struct): accepted and ignored.
+ * Fields the public service's structs carry that it computes itself, which a client may send back
+ * unchanged (Go clients send the whole struct, `"Hash": null` included): accepted and ignored.
  */
 export const READ_ONLY_FIELDS = {
-  CreateIndex: z.number().optional(),
-  ModifyIndex: z.number().optional(),
-  Hash: z.string().optional(),
-  Partition: z.string().optional(),
+  CreateIndex: ignored,
+  ModifyIndex: ignored,
+  Hash: ignored,
+  Partition: ignored,
 };
 
 export const LinkBody = consulObject({ ID: z.string().optional(), Name: z.string().optional() });
 export const ServiceIdentityBody = consulObject({ ServiceName: z.string(), Datacenters: z.array(z.string()).nullish() });
 export const NodeIdentityBody = consulObject({ NodeName: z.string(), Datacenter: z.string() });
+export const TemplatedPolicyBody = consulObject({
+  TemplateName: z.string(),
+  TemplateVariables: consulObject({ Name: z.string().optional() }).optional(),
+  Datacenters: z.array(z.string()).optional(),
+});
 
 /** Query parameters every catalog endpoint accepts (others are ignored, as the public service does). */
 export const CommonQuery = z.object({
@@ -102,8 +114,27 @@ export const CommonQuery = z.object({
   stale: z.string().optional(),
   consistent: z.string().optional(),
   pretty: z.string().optional(),
+  filter: z.string().optional(),
 });
 export type CommonQuery = z.infer<typeof CommonQuery>;
+
+// ---------------------------------------------------------------------------------------------
+// Unsigned 64-bit integers (KV flags): exact as decimal text in storage, as bare numbers in JSON.
+
+const UINT64_MAX = 18446744073709551615n;
+
+/** A uint64 from a decimal string, a number or a bigint, as canonical decimal text; undefined when not one. */
+export function toUint64(value: string | number | bigint): string | undefined {
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) return undefined;
+  if (typeof value === 'string' && !/^\d{1,20}$/.test(value)) return undefined;
+  const n = BigInt(value);
+  return n >= 0n && n <= UINT64_MAX ? n.toString() : undefined;
+}
+
+/** A decimal integer that JSON.stringify writes as a bare number, exactly (no float rounding). */
+export function jsonInteger(decimal: string): unknown {
+  return (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON(decimal);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Durations in Go's syntax ("1h30m", "15s", "500ms"), as the public service reads them.

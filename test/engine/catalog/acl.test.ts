@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CatalogServer, startCatalogServer } from './helpers';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -8,9 +10,18 @@ describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
   });
   afterAll(() => s.close());
 
-  test('bootstrap works once and returns a management token', async () => {
-    const first = await s.as(null, 'PUT', '/v1/acl/bootstrap');
+  test('bootstrap is refused once a management token exists (the root token); the reset file allows one more', async () => {
+    const refused = await s.as(null, 'PUT', '/v1/acl/bootstrap');
+    expect(refused.status).toBe(403);
+    const resetIndex = /reset index: (\d+)\)$/.exec(refused.text)![1];
+    writeFileSync(join(s.dataDir, 'acl-bootstrap-reset'), 'not the index\n');
+    expect((await s.as(null, 'PUT', '/v1/acl/bootstrap')).status).toBe(403);
+    writeFileSync(join(s.dataDir, 'acl-bootstrap-reset'), `${resetIndex}\n`);
+    expect((await s.as(null, 'PUT', '/v1/acl/bootstrap', { BootstrapSecret: 'not-a-uuid' })).status).toBe(400);
+    const chosen = '6a1b2c3d-1111-4222-8333-944455556666';
+    const first = await s.as(null, 'PUT', '/v1/acl/bootstrap', { BootstrapSecret: chosen });
     expect(first.status).toBe(200);
+    expect(first.body.SecretID).toBe(chosen);
     expect(first.body).toMatchObject({
       Description: 'Bootstrap Token (Global Management)',
       Policies: [{ ID: '00000000-0000-0000-0000-000000000001', Name: 'global-management' }],
@@ -46,9 +57,12 @@ describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
     expect(created.body).toMatchObject({ Description: 'reader', Policies: [{ ID: policy.body.ID, Name: 'kv-read' }], ServiceIdentities: [{ ServiceName: 'web' }], Local: false, Namespace: 'default' });
     const { AccessorID, SecretID } = created.body;
 
+    // acl:write sees the secret (as the public service shows it); acl:read alone does not.
     const read = await s.root('GET', `/v1/acl/token/${AccessorID}`);
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ AccessorID, SecretID: '<hidden>', Description: 'reader' });
+    expect(read.body).toMatchObject({ AccessorID, SecretID, Description: 'reader' });
+    const aclReader = await s.tokenWithRules('acl = "read"');
+    expect((await s.as(aclReader, 'GET', `/v1/acl/token/${AccessorID}`)).body).toMatchObject({ AccessorID, SecretID: '<hidden>' });
     expect(read.headers['x-consul-index']).toBe(String(read.body.ModifyIndex >= 1 ? read.headers['x-consul-index'] : ''));
 
     const self = await s.as(SecretID, 'GET', '/v1/acl/token/self');
@@ -76,8 +90,9 @@ describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
 
     expect((await s.root('DELETE', `/v1/acl/token/${clone.body.AccessorID}`)).body).toBe(true);
     expect((await s.root('DELETE', `/v1/acl/token/${clone.body.AccessorID}`)).body).toBe(true);
+    // The public service answers a missing token with 404 "ACL not found" (403 is for an unknown caller).
     const gone = await s.root('GET', `/v1/acl/token/${clone.body.AccessorID}`);
-    expect(gone.status).toBe(403);
+    expect(gone.status).toBe(404);
     expect(gone.text).toBe('ACL not found');
     expect((await s.as(clone.body.SecretID, 'GET', '/v1/acl/token/self')).status).toBe(403);
   });
@@ -130,7 +145,8 @@ describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
       ['PUT', '/v1/acl/token', { Policies: [{ Name: 'no-such-policy' }] }, /^No such ACL policy with name "no-such-policy"$/],
       ['PUT', '/v1/acl/token', { ServiceIdentities: [{ ServiceName: 'Not Valid' }] }, /invalid name/],
       ['PUT', '/v1/acl/token', { ExpirationTTL: '5s' }, /should be between 1m0s and 24h0m0s/],
-      ['PUT', '/v1/acl/token', { Rules: 'key "" {}' }, /unknown field "Rules"/],
+      ['PUT', '/v1/acl/token', { Rules: 'key "" {}' }, /^Rules cannot be specified for this token$/],
+      ['PUT', '/v1/acl/token', { Rulez: 'key "" {}' }, /unknown field "Rulez"/],
       ['PUT', '/v1/acl/role', { Name: 'r', ServiceIdentities: [{ ServiceName: 'ok', Extra: true }] }, /unknown field "Extra"/],
     ];
     for (const [method, path, body, message] of cases) {

@@ -103,7 +103,7 @@ describe.each(STORAGE_KINDS)('binding rules, auth methods and namespaces (%s)', 
       [{ AuthMethod: 'nope', BindType: 'service', BindName: 'x' }, /cannot find auth method with name "nope"/],
       [{ AuthMethod: 'jwt-main', BindName: 'x' }, /no BindType is set/],
       [{ AuthMethod: 'jwt-main', BindType: 'service' }, /no BindName is set/],
-      [{ AuthMethod: 'jwt-main', BindType: 'policy', BindName: 'x' }, /unknown BindType "policy"/],
+      [{ AuthMethod: 'jwt-main', BindType: 'templated-policy', BindName: 'x' }, /unknown BindType "templated-policy"/],
       [{ AuthMethod: 'jwt-main', BindType: 'service', BindName: 'x', Selector: 'value.user ===' }, /Selector is invalid/],
       [{ AuthMethod: 'jwt-main', BindType: 'service', BindName: 'x', Selector: 'value.ghost == "x"' }, /Selector "value\.ghost" is not valid/],
       [{ AuthMethod: 'jwt-main', BindType: 'service', BindName: '${value.ghost}' }, /invalid BindName: unknown variable accessed: value\.ghost/],
@@ -126,8 +126,9 @@ describe.each(STORAGE_KINDS)('binding rules, auth methods and namespaces (%s)', 
     const created = await s.root('PUT', '/v1/namespace', { Name: 'team-a', Description: 'A', Meta: { owner: 'a' }, ACLs: { PolicyDefaults: [{ Name: 'ns-default-policy' }] } });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ Name: 'team-a', Description: 'A', Meta: { owner: 'a' }, ACLs: { PolicyDefaults: [{ ID: policy.body.ID, Name: 'ns-default-policy' }], RoleDefaults: [] } });
+    // An update replaces the whole namespace, as the public service's does: Meta and ACLs left out are cleared.
     const updated = await s.root('PUT', '/v1/namespace/team-a', { Description: 'B' });
-    expect(updated.body).toMatchObject({ Description: 'B', Meta: { owner: 'a' } });
+    expect([updated.body.Description, updated.body.Meta, updated.body.ACLs]).toEqual(['B', {}, { PolicyDefaults: [], RoleDefaults: [] }]);
     expect((await s.root('PUT', '/v1/namespace/team-a', { Name: 'team-b' })).status).toBe(400);
     for (const bad of ['-lead', 'a_b', 'x'.repeat(64), 'dot.ted']) {
       const res = await s.root('PUT', '/v1/namespace', { Name: bad });

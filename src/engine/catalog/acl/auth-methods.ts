@@ -1,7 +1,9 @@
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
+import type { Barrier } from '../../secrets/core/barrier';
 import type { Db } from '../../storage';
-import { badRequest, consulObject } from '../route';
+import { badRequest, consulObject, formatDuration } from '../route';
+import { checkKubernetesConfig, KUBERNETES_NAMES, KubernetesConfig } from './kubernetes';
 import type { SelectableNames } from './selector';
 
 export interface AuthMethodRow {
@@ -35,7 +37,7 @@ export const JwtConfig = consulObject({
 });
 export type JwtConfig = z.infer<typeof JwtConfig>;
 
-export const AUTH_METHOD_TYPES = ['jwt'] as const;
+export const AUTH_METHOD_TYPES = ['jwt', 'kubernetes'] as const;
 
 /** Checks a jwt configuration: exactly one key source, PEM keys that parse, an http(s) URL. */
 export function checkJwtConfig(raw: unknown): JwtConfig {
@@ -69,8 +71,14 @@ export function checkJwtConfig(raw: unknown): JwtConfig {
   return config;
 }
 
-/** The variables a binding rule of this method may use: its claim mappings' target names. */
+/** Checks the configuration of a method of the given type. */
+export function checkConfig(type: string, raw: unknown): JwtConfig | KubernetesConfig {
+  return type === 'kubernetes' ? checkKubernetesConfig(raw) : checkJwtConfig(raw);
+}
+
+/** The variables a binding rule of this method may use: a jwt method's claim mappings' target names, a kubernetes method's service account. */
 export function selectableNames(method: AuthMethodRow): SelectableNames {
+  if (method.type === 'kubernetes') return KUBERNETES_NAMES;
   const config = JSON.parse(method.config) as JwtConfig;
   return { values: Object.values(config.ClaimMappings ?? {}), lists: Object.values(config.ListClaimMappings ?? {}) };
 }
@@ -79,15 +87,40 @@ export async function getAuthMethod(db: Db, ns: string, name: string): Promise<A
   return db.get<AuthMethodRow>('SELECT * FROM catalog_acl_auth_methods WHERE ns = ? AND name = ?', [ns, name]);
 }
 
-export function renderAuthMethod(row: AuthMethodRow, stub = false): Record<string, unknown> {
+/** Config fields that are credentials: sealed by the barrier at rest (a kubernetes method's reviewer token). */
+const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = { kubernetes: ['ServiceAccountJWT'] };
+
+const sealedAt = (ns: string, name: string, field: string) => `catalog_acl_auth_methods:${ns}/${name}:${field}`;
+
+/** A checked config as stored: its credential fields sealed. */
+export async function sealConfig(barrier: Barrier, db: Db, method: { ns: string; name: string; type: string }, config: object): Promise<string> {
+  const out: Record<string, unknown> = { ...config };
+  for (const field of SEALED_FIELDS[method.type] ?? []) {
+    if (typeof out[field] === 'string' && out[field] !== '') out[field] = await barrier.seal(db, out[field], sealedAt(method.ns, method.name, field));
+  }
+  return JSON.stringify(out);
+}
+
+/** A method's config with its credential fields opened (for login, and for reads, which show them as the public service does). */
+export async function openConfig(barrier: Barrier, db: Db, row: AuthMethodRow): Promise<Record<string, unknown>> {
+  const config = JSON.parse(row.config) as Record<string, unknown>;
+  for (const field of SEALED_FIELDS[row.type] ?? []) {
+    if (typeof config[field] === 'string' && config[field] !== '') config[field] = await barrier.open(db, config[field], sealedAt(row.ns, row.name, field));
+  }
+  return config;
+}
+
+/** A method as answered; `config` is its opened config (see openConfig), left out of list entries. */
+export function renderAuthMethod(row: AuthMethodRow, config?: Record<string, unknown>): Record<string, unknown> {
   return {
     Name: row.name,
     Type: row.type,
     ...(row.display_name ? { DisplayName: row.display_name } : {}),
     Description: row.description,
-    ...(Number(row.max_token_ttl) ? { MaxTokenTTL: Number(row.max_token_ttl) } : {}),
+    // A Go duration string ("10m0s"), as the public service encodes it; the Go client decodes only that.
+    ...(Number(row.max_token_ttl) ? { MaxTokenTTL: formatDuration(Number(row.max_token_ttl)) } : {}),
     ...(row.token_locality ? { TokenLocality: row.token_locality } : {}),
-    ...(stub ? {} : { Config: JSON.parse(row.config) }),
+    ...(config ? { Config: config } : {}),
     Namespace: row.ns,
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),

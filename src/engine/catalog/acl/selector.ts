@@ -1,6 +1,10 @@
+import { RE2JS } from 're2js';
+
 /**
- * Binding rule selectors: the public service's boolean expression language, over the variables an
- * auth method projects from an identity (`value.<name>` strings, `list.<name>` lists of strings).
+ * The public service's boolean expression language (go-bexpr): binding rule selectors, over the
+ * variables an auth method projects from an identity (`value.<name>` strings, `list.<name>` lists
+ * of strings), and the `?filter=` of list endpoints, over the objects they answer (`Meta.env`,
+ * `Tags`, `Node`, `Port`...).
  *
  *   expr     := or
  *   or       := and ("or" and)*
@@ -19,18 +23,21 @@
 export interface Variables {
   readonly values: Readonly<Record<string, string>>;
   readonly lists: Readonly<Record<string, readonly string[]>>;
+  /** Variables named in full (`serviceaccount.name` of a kubernetes identity). */
+  readonly fields?: Readonly<Record<string, string>>;
 }
 
-/** The names a selector may use: `value.<v>` for each value, `list.<l>` for each list. */
+/** The names a selector may use: `value.<v>` for each value, `list.<l>` for each list, and each field in full. */
 export interface SelectableNames {
   readonly values: readonly string[];
   readonly lists: readonly string[];
+  readonly fields?: readonly string[];
 }
 
 type Node =
   | { op: 'and' | 'or'; left: Node; right: Node }
   | { op: 'not'; inner: Node }
-  | { op: '==' | '!=' | 'contains' | 'matches' | 'in'; negate: boolean; selector: string[]; value: string; regex?: RegExp }
+  | { op: '==' | '!=' | 'contains' | 'matches' | 'in'; negate: boolean; selector: string[]; value: string; regex?: { test(text: string): boolean } }
   | { op: 'empty'; negate: boolean; selector: string[] };
 
 export class SelectorError extends Error {}
@@ -79,7 +86,7 @@ class Parser {
 
   constructor(
     private readonly tokens: Token[],
-    private readonly names: SelectableNames,
+    private readonly check: SelectorCheck,
   ) {}
 
   parse(): Node {
@@ -165,10 +172,12 @@ class Parser {
     if (this.isWord('contains') || this.isWord('matches')) {
       const op = this.tokens[this.pos++].text as 'contains' | 'matches';
       const value = this.value();
-      let regex: RegExp | undefined;
+      let regex: { test(text: string): boolean } | undefined;
       if (op === 'matches') {
         try {
-          regex = new RegExp(value);
+          // RE2 (linear time, Go's syntax, as the public service's): a filter is caller input.
+          const re2 = RE2JS.compile(value);
+          regex = { test: (text) => re2.matcher(text).find() };
         } catch (err) {
           throw new SelectorError(`invalid regular expression ${JSON.stringify(value)}: ${(err as Error).message}`);
         }
@@ -180,7 +189,7 @@ class Parser {
 
   private selector(): string[] {
     const first = this.peek();
-    if (first?.kind !== 'word') this.fail('expected a selector such as value.name');
+    if (first?.kind !== 'word') this.fail('expected a selector such as Meta.name');
     this.pos++;
     const parts = [first!.text];
     for (;;) {
@@ -204,11 +213,7 @@ class Parser {
         break;
       }
     }
-    const [kind, name, ...rest] = parts;
-    const known = kind === 'value' ? this.names.values : kind === 'list' ? this.names.lists : [];
-    if (name === undefined || rest.length > 0 || !known.includes(name)) {
-      throw new SelectorError(`Selector ${JSON.stringify(parts.join('.'))} is not valid`);
-    }
+    if (!this.check(parts)) throw new SelectorError(`Selector ${JSON.stringify(parts.join('.'))} is not valid`);
     return parts;
   }
 
@@ -222,44 +227,112 @@ class Parser {
   }
 }
 
-/** A parsed selector; `matches` evaluates it. An empty selector matches every identity. */
-export class Selector {
-  static parse(source: string, names: SelectableNames): Selector {
-    if (source.trim() === '') return new Selector(undefined);
-    return new Selector(new Parser(tokenize(source), names).parse());
+/** Whether a selector path is one the expression may use. */
+export type SelectorCheck = (path: readonly string[]) => boolean;
+
+/**
+ * A parsed expression; `matches` evaluates it against an object, looking selectors up as paths
+ * (through a list, a path collects the field of every element). An empty expression matches all.
+ */
+export class Expression {
+  static parse(source: string, check: SelectorCheck = () => true): Expression {
+    if (source.trim() === '') return new Expression(undefined);
+    return new Expression(new Parser(tokenize(source), check).parse());
   }
 
   private constructor(private readonly root: Node | undefined) {}
 
-  matches(vars: Variables): boolean {
-    return this.root === undefined || evaluate(this.root, vars);
+  matches(subject: unknown): boolean {
+    return this.root === undefined || evaluate(this.root, subject);
   }
 }
 
-function lookup(selector: string[], vars: Variables): string | readonly string[] {
-  const [kind, name] = selector;
-  return kind === 'value' ? (vars.values[name] ?? '') : (vars.lists[name] ?? []);
+/** A binding rule selector over an identity's variables: `value.<name>` and `list.<name>` of the method's mappings. */
+export class Selector {
+  static parse(source: string, names: SelectableNames): Selector {
+    return new Selector(
+      Expression.parse(source, (path) => {
+        if (names.fields?.includes(path.join('.'))) return true;
+        const [kind, name, ...rest] = path;
+        const known = kind === 'value' ? names.values : kind === 'list' ? names.lists : [];
+        return name !== undefined && rest.length === 0 && known.includes(name);
+      }),
+    );
+  }
+
+  private constructor(private readonly expression: Expression) {}
+
+  matches(vars: Variables): boolean {
+    const subject: Record<string, unknown> = { value: vars.values, list: vars.lists };
+    // `serviceaccount.name` becomes {serviceaccount: {name}} for the path lookup.
+    for (const [name, value] of Object.entries(vars.fields ?? {})) {
+      const [head, ...rest] = name.split('.');
+      let at = (subject[head] ??= {}) as Record<string, unknown>;
+      for (const part of rest.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+      at[rest[rest.length - 1]] = value;
+    }
+    return this.expression.matches(subject);
+  }
 }
 
-function evaluate(node: Node, vars: Variables): boolean {
+type Found = string | readonly string[] | Readonly<Record<string, unknown>> | undefined;
+
+/** The value at a path: scalars as their text (80 is "80"), lists of scalars, maps; missing is undefined. */
+function lookup(path: readonly string[], subject: unknown): Found {
+  let current: unknown[] = [subject];
+  let list = false;
+  for (const part of path) {
+    const next: unknown[] = [];
+    for (const value of current) {
+      const item = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[part] : undefined;
+      if (Array.isArray(item)) {
+        list = true;
+        next.push(...item);
+      } else if (item !== undefined && item !== null) {
+        next.push(item);
+      }
+    }
+    current = next;
+  }
+  if (list) return current.filter((v) => typeof v !== 'object').map(String);
+  const [value] = current;
+  if (value === undefined) return undefined;
+  return typeof value === 'object' ? (value as Record<string, unknown>) : String(value);
+}
+
+function evaluate(node: Node, subject: unknown): boolean {
   switch (node.op) {
     case 'and':
-      return evaluate(node.left, vars) && evaluate(node.right, vars);
+      return evaluate(node.left, subject) && evaluate(node.right, subject);
     case 'or':
-      return evaluate(node.left, vars) || evaluate(node.right, vars);
+      return evaluate(node.left, subject) || evaluate(node.right, subject);
     case 'not':
-      return !evaluate(node.inner, vars);
+      return !evaluate(node.inner, subject);
     case 'empty': {
-      const v = lookup(node.selector, vars);
-      return (v.length === 0) !== node.negate;
+      const v = lookup(node.selector, subject);
+      const empty = v === undefined || (typeof v === 'string' || Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0);
+      return empty !== node.negate;
     }
     default: {
-      const v = lookup(node.selector, vars);
+      const v = lookup(node.selector, subject) ?? '';
       let result: boolean;
-      if (node.op === '==') result = typeof v === 'string' ? v === node.value : v.length === 1 && v[0] === node.value;
-      else if (node.op === '!=') result = typeof v === 'string' ? v !== node.value : !(v.length === 1 && v[0] === node.value);
-      else if (node.op === 'matches') result = typeof v === 'string' ? node.regex!.test(v) : v.some((x) => node.regex!.test(x));
-      else result = typeof v === 'string' ? v.includes(node.value) : v.includes(node.value);
+      if (typeof v === 'string') {
+        if (node.op === '==' || node.op === '!=') result = (v === node.value) === (node.op === '==');
+        else if (node.op === 'matches') result = node.regex!.test(v);
+        else result = v.includes(node.value);
+      } else if (Array.isArray(v)) {
+        const items = v as readonly string[];
+        const one = items.length === 1 && items[0] === node.value;
+        if (node.op === '==' || node.op === '!=') result = one === (node.op === '==');
+        else if (node.op === 'matches') result = items.some((x) => node.regex!.test(x));
+        else result = items.includes(node.value);
+      } else {
+        // A map: `in` and `contains` ask for a key; it equals nothing.
+        const keys = Object.keys(v);
+        if (node.op === '==' || node.op === '!=') result = node.op === '!=';
+        else if (node.op === 'matches') result = keys.some((k) => node.regex!.test(k));
+        else result = keys.includes(node.value);
+      }
       return result !== node.negate;
     }
   }

@@ -17,6 +17,19 @@ export interface NodeIdentity {
   readonly NodeName: string;
   readonly Datacenter: string;
 }
+/** A templated policy (public service >= 1.17): a builtin template with its variables. */
+export interface TemplatedPolicy {
+  readonly TemplateName: string;
+  readonly TemplateVariables?: { readonly Name?: string };
+  readonly Datacenters?: string[];
+}
+
+/** The builtin templates Hangar implements, and whether each needs the Name variable. */
+export const POLICY_TEMPLATES: Readonly<Record<string, { readonly needsName: boolean }>> = {
+  'builtin/service': { needsName: true },
+  'builtin/node': { needsName: true },
+  'builtin/dns': { needsName: false },
+};
 
 export interface PolicyRow {
   id: string;
@@ -37,6 +50,7 @@ export interface RoleRow {
   policies: string;
   service_identities: string;
   node_identities: string;
+  templated_policies: string;
   create_index: number;
   modify_index: number;
 }
@@ -50,6 +64,9 @@ export interface TokenRow {
   roles: string;
   service_identities: string;
   node_identities: string;
+  templated_policies: string;
+  /** The secret, sealed by the barrier (null for tokens stored before secrets were sealed). */
+  secret_sealed: string | null;
   local: number;
   auth_method: string | null;
   expiration_time: number | null;
@@ -154,15 +171,34 @@ export function validateIdentities(services: readonly ServiceIdentity[] | null |
   }
 }
 
-/** Identities as stored: validated, without null or empty optional fields. */
+/** Templated policies as stored: a known template, with the Name it needs (a valid identity name). */
+export function normalizeTemplated(templated: readonly TemplatedPolicy[] | undefined): TemplatedPolicy[] {
+  return (templated ?? []).map((t) => {
+    const template = POLICY_TEMPLATES[t.TemplateName];
+    if (!template) throw badRequest(`Invalid templated policy: ${JSON.stringify(t.TemplateName)} is not one of ${Object.keys(POLICY_TEMPLATES).join(', ')}`);
+    const name = t.TemplateVariables?.Name;
+    if (template.needsName && (!name || !/^[a-z0-9]([a-z0-9\-_]*[a-z0-9])?$/.test(name))) {
+      throw badRequest(`Invalid templated policy ${JSON.stringify(t.TemplateName)}: TemplateVariables.Name must be a valid name (lowercase letters, digits, '-' and '_')`);
+    }
+    return {
+      TemplateName: t.TemplateName,
+      ...(template.needsName ? { TemplateVariables: { Name: name } } : {}),
+      ...(t.Datacenters?.length ? { Datacenters: t.Datacenters } : {}),
+    };
+  });
+}
+
+/** Identities and templated policies as stored: validated, without null or empty optional fields. */
 export function normalizeIdentities(
   services: readonly ServiceIdentity[] | null | undefined,
   nodes: readonly NodeIdentity[] | null | undefined,
-): { services: ServiceIdentity[]; nodes: NodeIdentity[] } {
+  templated?: readonly TemplatedPolicy[],
+): { services: ServiceIdentity[]; nodes: NodeIdentity[]; templated: TemplatedPolicy[] } {
   validateIdentities(services, nodes);
   return {
     services: (services ?? []).map((s) => ({ ServiceName: s.ServiceName, ...(s.Datacenters?.length ? { Datacenters: s.Datacenters } : {}) })),
     nodes: (nodes ?? []).map((n) => ({ NodeName: n.NodeName, Datacenter: n.Datacenter })),
+    templated: normalizeTemplated(templated),
   };
 }
 
@@ -188,6 +224,7 @@ export async function renderRole(db: Db, row: RoleRow): Promise<Record<string, u
   const policies = await policyLinks(db, json<string[]>(row.policies, []));
   const services = json<ServiceIdentity[]>(row.service_identities, []);
   const nodes = json<NodeIdentity[]>(row.node_identities, []);
+  const templated = json<TemplatedPolicy[]>(row.templated_policies, []);
   return {
     ID: row.id,
     Name: row.name,
@@ -195,7 +232,8 @@ export async function renderRole(db: Db, row: RoleRow): Promise<Record<string, u
     ...(policies.length ? { Policies: policies } : {}),
     ...(services.length ? { ServiceIdentities: services } : {}),
     ...(nodes.length ? { NodeIdentities: nodes } : {}),
-    Hash: contentHash(row.name, row.description, row.policies, row.service_identities, row.node_identities),
+    ...(templated.length ? { TemplatedPolicies: templated } : {}),
+    Hash: contentHash(row.name, row.description, row.policies, row.service_identities, row.node_identities, row.templated_policies),
     Namespace: row.ns,
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),
@@ -203,14 +241,15 @@ export async function renderRole(db: Db, row: RoleRow): Promise<Record<string, u
 }
 
 /**
- * A token as the public service shows it. Only a hash of each secret is stored, so SecretID is
- * answered where the caller just presented or received it, and `<hidden>` elsewhere.
+ * A token as the public service shows it. SecretID is the given secret (the caller just presented
+ * or received it, or may see it: see visibleSecret), otherwise `<hidden>`.
  */
 export async function renderToken(db: Db, row: TokenRow, secret?: string): Promise<Record<string, unknown>> {
   const policies = await policyLinks(db, json<string[]>(row.policies, []));
   const roles = await roleLinks(db, json<string[]>(row.roles, []));
   const services = json<ServiceIdentity[]>(row.service_identities, []);
   const nodes = json<NodeIdentity[]>(row.node_identities, []);
+  const templated = json<TemplatedPolicy[]>(row.templated_policies, []);
   return {
     AccessorID: row.accessor_id,
     SecretID: secret ?? (row.accessor_id === '00000000-0000-0000-0000-000000000002' ? 'anonymous' : '<hidden>'),
@@ -219,11 +258,12 @@ export async function renderToken(db: Db, row: TokenRow, secret?: string): Promi
     ...(roles.length ? { Roles: roles } : {}),
     ...(services.length ? { ServiceIdentities: services } : {}),
     ...(nodes.length ? { NodeIdentities: nodes } : {}),
+    ...(templated.length ? { TemplatedPolicies: templated } : {}),
     Local: row.local === 1,
     ...(row.auth_method ? { AuthMethod: row.auth_method } : {}),
     ...(row.expiration_time !== null ? { ExpirationTime: new Date(Number(row.expiration_time)).toISOString() } : {}),
     CreateTime: new Date(Number(row.create_time)).toISOString(),
-    Hash: contentHash(row.description, row.policies, row.roles, row.service_identities, row.node_identities, row.local),
+    Hash: contentHash(row.description, row.policies, row.roles, row.service_identities, row.node_identities, row.templated_policies, row.local),
     Namespace: row.ns,
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),
@@ -268,12 +308,25 @@ function nodeIdentityRules(identity: NodeIdentity): ParsedRules | undefined {
   return { flat: {}, segments, namespaces: [] };
 }
 
+/** What a templated policy stands for: builtin/service and builtin/node are identities; builtin/dns reads. */
+function templatedRules(t: TemplatedPolicy): ParsedRules | undefined {
+  const name = t.TemplateVariables?.Name ?? '';
+  if (t.TemplateName === 'builtin/service') return serviceIdentityRules({ ServiceName: name, Datacenters: t.Datacenters });
+  if (t.TemplateName === 'builtin/node') return t.Datacenters?.length && !t.Datacenters.includes(LOCAL_DATACENTER) ? undefined : nodeIdentityRules({ NodeName: name, Datacenter: LOCAL_DATACENTER });
+  if (t.TemplateName === 'builtin/dns') {
+    const read = (resource: 'node' | 'service' | 'query'): SegmentRule => ({ resource, segment: '', prefix: true, access: 'read' });
+    return { flat: {}, segments: [read('node'), read('service'), read('query')], namespaces: [] };
+  }
+  return undefined;
+}
+
 interface Linked {
   readonly ns: string;
   readonly policyIds: readonly string[];
   readonly roleIds: readonly string[];
   readonly services: readonly ServiceIdentity[];
   readonly nodes: readonly NodeIdentity[];
+  readonly templated: readonly TemplatedPolicy[];
 }
 
 /** The rules behind some links; `management` when the global-management policy is among them. */
@@ -281,12 +334,14 @@ async function rulesOf(db: Db, linked: Linked): Promise<{ management: boolean; r
   const policyIds = new Set(linked.policyIds);
   const services = [...linked.services];
   const nodes = [...linked.nodes];
+  const templated = [...linked.templated];
   for (const roleId of linked.roleIds) {
     const role = await getRole(db, roleId);
     if (!role) continue;
     for (const id of json<string[]>(role.policies, [])) policyIds.add(id);
     services.push(...json<ServiceIdentity[]>(role.service_identities, []));
     nodes.push(...json<NodeIdentity[]>(role.node_identities, []));
+    templated.push(...json<TemplatedPolicy[]>(role.templated_policies, []));
   }
   if (policyIds.has(GLOBAL_MANAGEMENT_ID)) return { management: true, rules: [] };
   const rules: PolicyRules[] = [];
@@ -304,6 +359,10 @@ async function rulesOf(db: Db, linked: Linked): Promise<{ management: boolean; r
     const r = nodeIdentityRules(n);
     if (r) rules.push({ ns: linked.ns, rules: r });
   }
+  for (const t of templated) {
+    const r = templatedRules(t);
+    if (r) rules.push({ ns: linked.ns, rules: r });
+  }
   return { management: false, rules };
 }
 
@@ -315,6 +374,7 @@ export async function authorizerFor(db: Db, token: TokenRow, defaultPolicy: 'all
     roleIds: json<string[]>(token.roles, []),
     services: json<ServiceIdentity[]>(token.service_identities, []),
     nodes: json<NodeIdentity[]>(token.node_identities, []),
+    templated: json<TemplatedPolicy[]>(token.templated_policies, []),
   });
   if (own.management) return Authorizer.management();
   const layers = [new Grants(own.rules)];
@@ -326,6 +386,7 @@ export async function authorizerFor(db: Db, token: TokenRow, defaultPolicy: 'all
       roleIds: json<string[]>(namespace.role_defaults, []),
       services: [],
       nodes: [],
+      templated: [],
     });
     if (defaults.management) return Authorizer.management();
     layers.push(new Grants(defaults.rules));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AUTH_METHOD_TYPES, AuthMethodRow, checkJwtConfig, getAuthMethod, renderAuthMethod } from '../acl/auth-methods';
+import { AUTH_METHOD_TYPES, AuthMethodRow, checkConfig, getAuthMethod, openConfig, renderAuthMethod, sealConfig } from '../acl/auth-methods';
+import { tokenBarrier } from '../acl/tokens';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import {
   AUTH_METHOD_NAME,
@@ -10,6 +11,7 @@ import {
   consulObject,
   formatDuration,
   parseDuration,
+  ignored,
   READ_ONLY_FIELDS,
   requirePermission,
 } from '../route';
@@ -23,9 +25,10 @@ const MethodBody = consulObject({
   Description: z.string().optional(),
   MaxTokenTTL: z.union([z.string(), z.number()]).optional(),
   TokenLocality: z.string().optional(),
-  Config: z.record(z.string(), z.unknown()).nullish(),
+  Config: z.record(z.string(), z.unknown()).optional(),
   Namespace: z.string().optional(),
-  NamespaceRules: z.array(z.unknown()).nullish(),
+  NamespaceRules: z.array(z.unknown()).optional(),
+  TokenNameFormat: ignored,
   ...READ_ONLY_FIELDS,
 });
 type MethodBody = z.infer<typeof MethodBody>;
@@ -52,7 +55,8 @@ async function writeMethod(ctx: CatalogContext, query: CommonQuery, body: Method
   if (!(AUTH_METHOD_TYPES as readonly string[]).includes(type)) throw badRequest(`Invalid Auth Method: Type should be one of: [${AUTH_METHOD_TYPES.join(' ')}]`);
   const locality = body.TokenLocality ?? existing?.token_locality ?? '';
   if (!['', 'local', 'global'].includes(locality)) throw badRequest("Invalid Auth Method: TokenLocality should be one of 'local' or 'global'");
-  const config = checkJwtConfig(body.Config ?? (existing ? JSON.parse(existing.config) : {}));
+  const barrier = await tokenBarrier(ctx.engine);
+  const config = checkConfig(type, body.Config ?? (existing ? await openConfig(barrier, ctx.db, existing) : {}));
   const index = await requestWrites(ctx).next('acl');
   const row: AuthMethodRow = {
     ns,
@@ -62,7 +66,7 @@ async function writeMethod(ctx: CatalogContext, query: CommonQuery, body: Method
     description: body.Description ?? existing?.description ?? '',
     max_token_ttl: body.MaxTokenTTL === undefined && existing ? Number(existing.max_token_ttl) : maxTokenTtl(body.MaxTokenTTL),
     token_locality: locality,
-    config: JSON.stringify(config),
+    config: await sealConfig(barrier, ctx.db, { ns, name, type }, config),
     create_index: existing?.create_index ?? index,
     modify_index: index,
   };
@@ -79,7 +83,7 @@ async function writeMethod(ctx: CatalogContext, query: CommonQuery, body: Method
       [ns, name, type, row.display_name, row.description, row.max_token_ttl, row.token_locality, row.config, index, index],
     );
   }
-  return renderAuthMethod(row);
+  return renderAuthMethod(row, config);
 }
 
 /** /v1/acl/auth-method*: auth methods (type jwt) that /v1/acl/login validates identities with. */
@@ -101,9 +105,9 @@ export const aclAuthMethodRoutes = [
     permission: 'acl:write',
     handler: async ({ params, query, body }, ctx) => writeMethod(ctx, query, body, params.name),
   }),
-  aclReadRoute('/v1/acl/auth-method/:name', NameParam, async (db, params, ns) => {
+  aclReadRoute('/v1/acl/auth-method/:name', NameParam, async (db, params, ns, ctx) => {
     const row = await getAuthMethod(db, ns, params.name);
-    return row ? renderAuthMethod(row) : undefined;
+    return row ? renderAuthMethod(row, await openConfig(await tokenBarrier(ctx.engine), db, row)) : undefined;
   }),
   aclDeleteRoute('/v1/acl/auth-method/:name', NameParam, async (ctx, params, ns) => {
     if (await getAuthMethod(ctx.db, ns, params.name)) {
@@ -117,6 +121,6 @@ export const aclAuthMethodRoutes = [
   }),
   aclListRoute('/v1/acl/auth-methods', CommonQuery, async (db, _query, scope) => {
     const rows = await rowsInScope<AuthMethodRow>(db, 'catalog_acl_auth_methods', scope, 'name');
-    return rows.filter((r) => scope.visible(r.ns)).map((r) => renderAuthMethod(r, true));
+    return rows.filter((r) => scope.visible(r.ns)).map((r) => renderAuthMethod(r));
   }),
 ];

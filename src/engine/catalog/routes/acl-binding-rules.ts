@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../../storage';
 import { getAuthMethod, selectableNames } from '../acl/auth-methods';
-import { BindNameError, BindType, validateBindName } from '../acl/bind-name';
+import { BIND_TYPES, BindNameError, BindType, validateBindName } from '../acl/bind-name';
 import { Selector, SelectorError } from '../acl/selector';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { badRequest, CatalogContext, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
+import { badRequest, CatalogContext, CommonQuery, consulObject, ignored, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
 import { requestWrites } from '../runtime';
 import { aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam } from './acl-crud';
 
@@ -28,7 +28,7 @@ const RuleBody = consulObject({
   Selector: z.string().optional(),
   BindType: z.string().optional(),
   BindName: z.string().optional(),
-  BindVars: z.record(z.string(), z.unknown()).nullish(),
+  BindVars: ignored,
   Namespace: z.string().optional(),
   ...READ_ONLY_FIELDS,
 });
@@ -82,7 +82,7 @@ async function writeRule(ctx: CatalogContext, query: CommonQuery, body: RuleBody
   const bindName = body.BindName ?? existing?.bind_name ?? '';
   if (!bindType) throw badRequest('Invalid Binding Rule: no BindType is set');
   if (!bindName) throw badRequest('Invalid Binding Rule: no BindName is set');
-  if (!['service', 'node', 'role'].includes(bindType)) throw badRequest(`Invalid Binding Rule: unknown BindType ${JSON.stringify(bindType)}`);
+  if (!(BIND_TYPES as readonly string[]).includes(bindType)) throw badRequest(`Invalid Binding Rule: unknown BindType ${JSON.stringify(bindType)}`);
   try {
     validateBindName(bindType as BindType, bindName, names);
   } catch (err) {

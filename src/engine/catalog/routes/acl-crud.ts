@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../../storage';
 import { requestNamespace } from '../namespaces';
-import { blockingQuery, ok } from '../query';
+import { blockingQuery, listFilter, ok } from '../query';
 import { badRequest, CatalogContext, catalogRoute, CommonQuery, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
 
@@ -10,6 +10,9 @@ import { requestWrites } from '../runtime';
  * tokens) share: each object's route table calls these with its own path, written out in full so
  * that grepping a path finds its route, and with its own store functions.
  */
+
+/** The body of the public service's 404 for a missing token or policy. */
+export const ACL_NOT_FOUND = 'ACL not found';
 
 export const IdParam = z.object({ id: z.string().min(1) });
 export const NameParam = z.object({ name: z.string().min(1) });
@@ -57,12 +60,14 @@ export function aclUpdateRoute<B extends { ID?: string }>(
 
 /**
  * GET one object: acl:read in the request's namespace, answered as a blocking query on the acl
- * index. `read` answers the rendered object, or undefined for a 404 without a body.
+ * index. `read` answers the rendered object, or undefined for a 404 (the public service answers
+ * tokens and policies with "ACL not found", roles, auth methods and binding rules without a body).
  */
 export function aclReadRoute<P>(
   path: string,
   params: z.ZodType<P>,
   read: (db: Db, params: P, ns: string, ctx: CatalogContext) => Promise<unknown>,
+  notFoundBody?: string,
 ) {
   return catalogRoute({
     method: 'GET',
@@ -76,7 +81,7 @@ export function aclReadRoute<P>(
       requirePermission(ctx, 'acl', 'read', undefined, ns);
       return blockingQuery(ctx, query, ['acl'], async (db) => {
         const found = await read(db, input, ns, ctx);
-        return found === undefined ? { status: 404, body: undefined } : ok(found);
+        return found === undefined ? { status: 404, body: notFoundBody } : ok(found);
       });
     },
   });
@@ -134,7 +139,8 @@ export function aclListRoute<Q extends CommonQuery>(
       if (!all) requirePermission(ctx, 'acl', 'read', undefined, ns);
       const authz = ctx.actor!.authz;
       const scope: ListScope = { ns, all, visible: (rowNs) => !all || authz.allowed('acl', 'read', undefined, rowNs) };
-      return blockingQuery(ctx, input, ['acl'], async (db) => ok(await list(db, input, scope, ctx)));
+      const filter = listFilter(input.filter);
+      return blockingQuery(ctx, input, ['acl'], async (db) => ok(filter(await list(db, input, scope, ctx))));
     },
   });
 }

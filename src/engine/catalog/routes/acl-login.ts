@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { HangarError } from '../../http/errors';
-import { getAuthMethod, JwtConfig } from '../acl/auth-methods';
+import { getAuthMethod, JwtConfig, openConfig } from '../acl/auth-methods';
 import { BindingError, bindsNothing, evaluateBindings } from '../acl/bindings';
 import { JwtError, validateJwtLogin } from '../acl/jwt';
+import { KubernetesConfig, KubernetesLoginError, validateKubernetesLogin } from '../acl/kubernetes';
 import { getToken, renderToken } from '../acl/store';
-import { deleteToken, insertToken } from '../acl/tokens';
+import { deleteToken, insertToken, tokenBarrier } from '../acl/tokens';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import { aclNotFound, actorOf, ANONYMOUS_ACCESSOR, badRequest, catalogRoute, CommonQuery, consulObject } from '../route';
 import { requestWrites } from '../runtime';
@@ -44,19 +45,23 @@ export const aclLoginRoutes = [
       if (!method) throw new HangarError(403, [`ACL not found: auth method ${JSON.stringify(body.AuthMethod)} not found`]);
       let bindings;
       try {
-        const vars = await validateJwtLogin(body.BearerToken, JSON.parse(method.config) as JwtConfig, ctx.now);
+        const config: unknown = await openConfig(await tokenBarrier(ctx.engine), ctx.db, method);
+        const vars =
+          method.type === 'kubernetes'
+            ? await validateKubernetesLogin(body.BearerToken, config as KubernetesConfig)
+            : await validateJwtLogin(body.BearerToken, config as JwtConfig, ctx.now);
         bindings = await evaluateBindings(ctx.db, method, vars);
       } catch (err) {
-        if (err instanceof JwtError || err instanceof BindingError) throw permissionDenied(err.message);
+        if (err instanceof JwtError || err instanceof KubernetesLoginError || err instanceof BindingError) throw permissionDenied(err.message);
         throw err;
       }
       // No rule matched: the public service refuses to create a token that grants nothing.
       if (bindsNothing(bindings)) throw permissionDenied();
       const ttlMs = Math.round(Number(method.max_token_ttl) / 1e6);
-      const { row, secret } = await insertToken(requestWrites(ctx), {
+      const { row, secret } = await insertToken(requestWrites(ctx), await tokenBarrier(ctx.engine), {
         ns,
         description: description(body.Meta),
-        policyIds: [],
+        policyIds: bindings.policyIds,
         roleIds: bindings.roleIds,
         services: bindings.services,
         nodes: bindings.nodes,

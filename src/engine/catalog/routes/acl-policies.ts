@@ -5,7 +5,6 @@ import { parseRules, RulesError } from '../acl/rules';
 import { getPolicy, getPolicyByName, PolicyRow, renderPolicy } from '../acl/store';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import {
-  aclNotFound,
   badRequest,
   CommonQuery,
   consulObject,
@@ -16,14 +15,14 @@ import {
   CatalogContext,
 } from '../route';
 import { requestWrites } from '../runtime';
-import { aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam, NameParam, rowsInScope } from './acl-crud';
+import { ACL_NOT_FOUND, aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam, NameParam, rowsInScope } from './acl-crud';
 
 const PolicyBody = consulObject({
   ID: z.string().optional(),
   Name: z.string().optional(),
   Description: z.string().optional(),
   Rules: z.string().optional(),
-  Datacenters: z.array(z.string()).nullish(),
+  Datacenters: z.array(z.string()).optional(),
   Namespace: z.string().optional(),
   ...READ_ONLY_FIELDS,
 });
@@ -85,14 +84,12 @@ export const aclPolicyRoutes = [
   aclReadRoute('/v1/acl/policy/:id', IdParam, async (db, params, ns) => {
     const row = await getPolicy(db, params.id);
     // Policies of the default namespace are readable from every namespace.
-    if (!row || (row.ns !== ns && row.ns !== 'default')) throw aclNotFound();
-    return renderPolicy(row);
-  }),
+    return row && (row.ns === ns || row.ns === 'default') ? renderPolicy(row) : undefined;
+  }, ACL_NOT_FOUND),
   aclReadRoute('/v1/acl/policy/name/:name', NameParam, async (db, params, ns) => {
     const row = await getPolicyByName(db, ns, params.name);
-    if (!row) throw aclNotFound();
-    return renderPolicy(row);
-  }),
+    return row ? renderPolicy(row) : undefined;
+  }, ACL_NOT_FOUND),
   aclDeleteRoute('/v1/acl/policy/:id', IdParam, async (ctx, params, ns) => {
     if (params.id === GLOBAL_MANAGEMENT_ID) throw badRequest('Delete operation not permitted on the builtin global-management policy');
     const row = await getPolicy(ctx.db, params.id);

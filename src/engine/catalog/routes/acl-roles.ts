@@ -14,6 +14,7 @@ import {
   requirePermission,
   ROLE_NAME,
   ServiceIdentityBody,
+  TemplatedPolicyBody,
 } from '../route';
 import { requestWrites } from '../runtime';
 import { aclCreateRoute, aclDeleteRoute, aclListRoute, aclReadRoute, aclUpdateRoute, deleteAclRow, IdParam, NameParam, rowsInScope } from './acl-crud';
@@ -22,9 +23,10 @@ const RoleBody = consulObject({
   ID: z.string().optional(),
   Name: z.string().optional(),
   Description: z.string().optional(),
-  Policies: z.array(LinkBody).nullish(),
-  ServiceIdentities: z.array(ServiceIdentityBody).nullish(),
-  NodeIdentities: z.array(NodeIdentityBody).nullish(),
+  Policies: z.array(LinkBody).optional(),
+  ServiceIdentities: z.array(ServiceIdentityBody).optional(),
+  NodeIdentities: z.array(NodeIdentityBody).optional(),
+  TemplatedPolicies: z.array(TemplatedPolicyBody).optional(),
   Namespace: z.string().optional(),
   ...READ_ONLY_FIELDS,
 });
@@ -41,7 +43,7 @@ async function writeRole(ctx: CatalogContext, query: CommonQuery, body: RoleBody
   const name = body.Name ?? existing?.name ?? '';
   if (!name) throw badRequest('Invalid Role: no Name is set');
   if (!ROLE_NAME.test(name)) throw badRequest("Invalid Role: invalid Name. Only alphanumeric characters, '-' and '_' are allowed");
-  const identities = normalizeIdentities(body.ServiceIdentities, body.NodeIdentities);
+  const identities = normalizeIdentities(body.ServiceIdentities, body.NodeIdentities, body.TemplatedPolicies);
   const policies =
     body.Policies === undefined && existing
       ? json<string[]>(existing.policies, [])
@@ -55,20 +57,23 @@ async function writeRole(ctx: CatalogContext, query: CommonQuery, body: RoleBody
     policies: JSON.stringify(policies),
     service_identities: JSON.stringify(identities.services),
     node_identities: JSON.stringify(identities.nodes),
+    templated_policies: JSON.stringify(identities.templated),
     create_index: existing?.create_index ?? index,
     modify_index: index,
   };
   try {
     if (existing) {
       await ctx.db.run(
-        'UPDATE catalog_acl_roles SET name = ?, description = ?, policies = ?, service_identities = ?, node_identities = ?, modify_index = ? WHERE id = ?',
-        [row.name, row.description, row.policies, row.service_identities, row.node_identities, index, row.id],
+        `UPDATE catalog_acl_roles SET name = ?, description = ?, policies = ?, service_identities = ?, node_identities = ?, templated_policies = ?,
+           modify_index = ? WHERE id = ?`,
+        [row.name, row.description, row.policies, row.service_identities, row.node_identities, row.templated_policies, index, row.id],
       );
     } else {
       await ctx.db.run(
-        `INSERT INTO catalog_acl_roles (id, ns, name, description, policies, service_identities, node_identities, create_index, modify_index)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [row.id, row.ns, row.name, row.description, row.policies, row.service_identities, row.node_identities, row.create_index, row.modify_index],
+        `INSERT INTO catalog_acl_roles (id, ns, name, description, policies, service_identities, node_identities, templated_policies,
+           create_index, modify_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [row.id, row.ns, row.name, row.description, row.policies, row.service_identities, row.node_identities, row.templated_policies,
+          row.create_index, row.modify_index],
       );
     }
   } catch (err) {

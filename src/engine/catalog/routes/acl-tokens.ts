@@ -1,6 +1,7 @@
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { HangarError } from '../../http/errors';
-import { UniqueViolation } from '../../storage';
 import {
   getToken,
   json,
@@ -10,10 +11,12 @@ import {
   resolveRoleLinks,
   ServiceIdentity,
   sha256,
+  TemplatedPolicy,
   TokenRow,
   normalizeIdentities,
 } from '../acl/store';
-import { deleteToken, insertToken } from '../acl/tokens';
+import { deleteToken, insertToken, rootTokenObject, storedRootAccessor, tokenBarrier, visibleSecret } from '../acl/tokens';
+import { tablesIndex } from '../index-state';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import {
   aclNotFound,
@@ -29,34 +32,49 @@ import {
   LinkBody,
   NodeIdentityBody,
   parseDuration,
+  ignored,
   READ_ONLY_FIELDS,
   requirePermission,
   ServiceIdentityBody,
+  TemplatedPolicyBody,
   UUID,
 } from '../route';
 import { requestWrites } from '../runtime';
-import { aclDeleteRoute, aclListRoute, aclReadRoute, IdParam, rowsInScope } from './acl-crud';
+import { ACL_NOT_FOUND, aclDeleteRoute, aclListRoute, aclReadRoute, IdParam, rowsInScope } from './acl-crud';
 
+/** The public service's ACLToken request structure (api.ACLToken, structs.ACLToken). */
 const TokenBody = consulObject({
   AccessorID: z.string().optional(),
   SecretID: z.string().optional(),
   Description: z.string().optional(),
-  Policies: z.array(LinkBody).nullish(),
-  Roles: z.array(LinkBody).nullish(),
-  ServiceIdentities: z.array(ServiceIdentityBody).nullish(),
-  NodeIdentities: z.array(NodeIdentityBody).nullish(),
+  Policies: z.array(LinkBody).optional(),
+  Roles: z.array(LinkBody).optional(),
+  ServiceIdentities: z.array(ServiceIdentityBody).optional(),
+  NodeIdentities: z.array(NodeIdentityBody).optional(),
+  TemplatedPolicies: z.array(TemplatedPolicyBody).optional(),
   Local: z.boolean().optional(),
   AuthMethod: z.string().optional(),
-  ExpirationTime: z.string().nullish(),
+  ExpirationTime: z.string().optional(),
+  // Go clients send a time.Duration: integer nanoseconds; strings are Go durations.
   ExpirationTTL: z.union([z.string(), z.number()]).optional(),
   Namespace: z.string().optional(),
-  CreateTime: z.string().optional(),
+  // Computed or legacy fields of the structure: accepted and ignored.
+  CreateTime: ignored,
+  Name: ignored,
+  Rules: ignored,
+  Legacy: ignored,
+  AuthMethodNamespace: ignored,
   ...READ_ONLY_FIELDS,
 });
 type TokenBody = z.infer<typeof TokenBody>;
 
+/** The public service lets the bootstrap token's secret be chosen. */
+const BootstrapBody = consulObject({ BootstrapSecret: z.string().optional() });
 const CloneBody = consulObject({ Description: z.string().optional(), Namespace: z.string().optional() });
 const ListQuery = CommonQuery.extend({ policy: z.string().optional(), role: z.string().optional(), authmethod: z.string().optional() });
+
+/** The public service's bootstrap reset file, in the data directory. */
+export const BOOTSTRAP_RESET_FILE = 'acl-bootstrap-reset';
 
 const MIN_TTL_NS = 60e9;
 const MAX_TTL_NS = 24 * 3600e9;
@@ -82,7 +100,9 @@ function expirationOf(body: TokenBody, now: number): number | undefined {
 }
 
 async function linksOf(ctx: CatalogContext, body: TokenBody, ns: string) {
-  const identities = normalizeIdentities(body.ServiceIdentities, body.NodeIdentities);
+  // The legacy field is in the public structure, but refused when set, as the public service does.
+  if (typeof body.Rules === 'string' && body.Rules !== '') throw badRequest('Rules cannot be specified for this token');
+  const identities = normalizeIdentities(body.ServiceIdentities, body.NodeIdentities, body.TemplatedPolicies);
   const policies = await resolvePolicyLinks(ctx.db, body.Policies, ns);
   const roles = await resolveRoleLinks(ctx.db, body.Roles, ns);
   return { policyIds: policies.map((p) => p.id), roleIds: roles.map((r) => r.id), ...identities };
@@ -95,21 +115,42 @@ async function tokenInNamespace(ctx: CatalogContext, id: string, ns: string): Pr
   return row;
 }
 
-/** The root token and the local administrator are not stored: their self-read is made up. */
-function syntheticSelf(ctx: CatalogContext) {
+/**
+ * Whether bootstrap is over, as the public service decides: once a bootstrap happened or any
+ * management token exists (Hangar's root token is the initial management token). Answers the reset
+ * index then (the index of the last bootstrap, else of the ACL table), undefined while allowed.
+ */
+async function bootstrapResetIndex(ctx: CatalogContext): Promise<number | undefined> {
+  const done = await ctx.db.get<{ value: number }>("SELECT value FROM catalog_meta WHERE name = 'acl_bootstrap'");
+  if (done) return Number(done.value);
+  const management =
+    (await storedRootAccessor(ctx.db)) !== undefined ||
+    (await ctx.db.get('SELECT 1 AS one FROM catalog_acl_tokens WHERE policies LIKE ?', [`%${GLOBAL_MANAGEMENT_ID}%`])) !== undefined;
+  return management ? tablesIndex(ctx.db, ['acl']) : undefined;
+}
+
+/**
+ * The public service's reset: a file `acl-bootstrap-reset` in the data directory holding the reset
+ * index allows one more bootstrap. The file is removed when used.
+ */
+function consumeResetFile(ctx: CatalogContext, resetIndex: number): boolean {
+  if (!ctx.engine.dataDir) return false;
+  const file = join(ctx.engine.dataDir, BOOTSTRAP_RESET_FILE);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return false;
+  }
+  if (text !== String(resetIndex)) return false;
+  rmSync(file, { force: true });
+  return true;
+}
+
+/** The secret of the root token when the caller is the root token itself (only its hash is stored). */
+function rootSecretFor(ctx: CatalogContext, accessorId: string): string | undefined {
   const actor = actorOf(ctx);
-  return {
-    AccessorID: actor.accessorId,
-    SecretID: actor.secretId,
-    Description: 'Initial Management Token',
-    Policies: [{ ID: GLOBAL_MANAGEMENT_ID, Name: 'global-management' }],
-    Local: false,
-    CreateTime: new Date(0).toISOString(),
-    Hash: '',
-    Namespace: 'default',
-    CreateIndex: 1,
-    ModifyIndex: 1,
-  };
+  return actor.accessorId === accessorId && !actor.stored ? actor.secretId : undefined;
 }
 
 export const aclTokenRoutes = [
@@ -117,21 +158,23 @@ export const aclTokenRoutes = [
     method: 'PUT',
     path: '/v1/acl/bootstrap',
     query: CommonQuery,
+    body: BootstrapBody.optional(),
     permission: 'public',
-    handler: async (_input, ctx) => {
-      const done = await ctx.db.get<{ value: number }>("SELECT value FROM catalog_meta WHERE name = 'acl_bootstrap'");
-      const refuse = (index: number) => new HangarError(403, [`Permission denied: ACL bootstrap no longer allowed (reset index: ${index})`]);
-      if (done) throw refuse(Number(done.value));
+    handler: async ({ body }, ctx) => {
+      const chosen = body?.BootstrapSecret;
+      if (chosen !== undefined && chosen !== '' && !UUID.test(chosen)) throw badRequest('Invalid BootstrapSecret: must be a valid UUID');
+      const resetIndex = await bootstrapResetIndex(ctx);
+      if (resetIndex !== undefined && !consumeResetFile(ctx, resetIndex)) {
+        throw new HangarError(403, [`Permission denied: ACL bootstrap no longer allowed (reset index: ${resetIndex})`]);
+      }
       const writes = requestWrites(ctx);
       const index = await writes.next('acl');
-      try {
-        await ctx.db.run("INSERT INTO catalog_meta (name, value) VALUES ('acl_bootstrap', ?)", [index]);
-      } catch (err) {
-        // Another bootstrap won the race (its index is the one that counts, but this one is close).
-        if (err instanceof UniqueViolation) throw refuse(index);
-        throw err;
-      }
-      const { row, secret } = await insertToken(writes, {
+      await ctx.db.run(
+        "INSERT INTO catalog_meta (name, value) VALUES ('acl_bootstrap', ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+        [index],
+      );
+      const { row, secret } = await insertToken(writes, await tokenBarrier(ctx.engine), {
+        secretId: chosen || undefined,
         ns: 'default',
         description: 'Bootstrap Token (Global Management)',
         policyIds: [GLOBAL_MANAGEMENT_ID],
@@ -154,7 +197,7 @@ export const aclTokenRoutes = [
       const actor = actorOf(ctx);
       // As the public service: reading "self" without a token finds no token (the anonymous token is "anonymous").
       if (!actor.secretId && actor.stored) throw aclNotFound();
-      if (!actor.stored) return syntheticSelf(ctx);
+      if (!actor.stored) return rootTokenObject(actor.accessorId, actor.secretId);
       const row = await getToken(ctx.db, actor.accessorId, ctx.now);
       if (!row) throw aclNotFound();
       return renderToken(ctx.db, row, actor.secretId);
@@ -176,7 +219,7 @@ export const aclTokenRoutes = [
         if (value?.toLowerCase() === ANONYMOUS_ACCESSOR) throw badRequest(`Invalid Token: ${field} is reserved`);
       }
       const links = await linksOf(ctx, body, ns);
-      const { row, secret } = await insertToken(requestWrites(ctx), {
+      const { row, secret } = await insertToken(requestWrites(ctx), await tokenBarrier(ctx.engine), {
         accessorId: body.AccessorID || undefined,
         secretId: body.SecretID || undefined,
         ns,
@@ -190,10 +233,12 @@ export const aclTokenRoutes = [
     },
   }),
   aclReadRoute('/v1/acl/token/:id', IdParam, async (db, params, ns, ctx) => {
+    const root = await storedRootAccessor(db);
+    if (params.id === root && ns === 'default') return rootTokenObject(root, rootSecretFor(ctx, root));
     const row = await getToken(db, params.id, ctx.now);
-    if (!row || row.ns !== ns) throw aclNotFound();
-    return renderToken(db, row);
-  }),
+    if (!row || row.ns !== ns) return undefined;
+    return renderToken(db, row, await visibleSecret(ctx, db, row));
+  }, ACL_NOT_FOUND),
   catalogRoute({
     method: 'PUT',
     path: '/v1/acl/token/:id',
@@ -219,19 +264,20 @@ export const aclTokenRoutes = [
       const index = await requestWrites(ctx).next('acl');
       await ctx.db.run(
         `UPDATE catalog_acl_tokens SET description = ?, policies = ?, roles = ?, service_identities = ?, node_identities = ?,
-           modify_index = ? WHERE accessor_id = ?`,
+           templated_policies = ?, modify_index = ? WHERE accessor_id = ?`,
         [
           body.Description ?? existing.description,
           JSON.stringify(links.policyIds),
           JSON.stringify(links.roleIds),
           JSON.stringify(links.services),
           JSON.stringify(links.nodes),
+          JSON.stringify(links.templated),
           index,
           params.id,
         ],
       );
-      const secret = params.id === actorOf(ctx).accessorId ? actorOf(ctx).secretId : undefined;
-      return renderToken(ctx.db, (await getToken(ctx.db, params.id, ctx.now))!, secret);
+      const updated = (await getToken(ctx.db, params.id, ctx.now))!;
+      return renderToken(ctx.db, updated, await visibleSecret(ctx, ctx.db, updated));
     },
   }),
   catalogRoute({
@@ -247,13 +293,14 @@ export const aclTokenRoutes = [
       const source = await tokenInNamespace(ctx, params.id, ns);
       if (source.auth_method) throw badRequest('Cannot clone a token created from an auth method');
       if (source.accessor_id === ANONYMOUS_ACCESSOR) throw badRequest('Cannot clone the anonymous token');
-      const { row, secret } = await insertToken(requestWrites(ctx), {
+      const { row, secret } = await insertToken(requestWrites(ctx), await tokenBarrier(ctx.engine), {
         ns,
         description: body.Description ?? source.description,
         policyIds: json<string[]>(source.policies, []),
         roleIds: json<string[]>(source.roles, []),
         services: json<ServiceIdentity[]>(source.service_identities, []),
         nodes: json<NodeIdentity[]>(source.node_identities, []),
+        templated: json<TemplatedPolicy[]>(source.templated_policies, []),
         local: source.local === 1,
         expirationTime: source.expiration_time ?? undefined,
         now: ctx.now,
@@ -270,13 +317,18 @@ export const aclTokenRoutes = [
   }),
   aclListRoute('/v1/acl/tokens', ListQuery, async (db, query, scope, ctx) => {
     const out = [];
+    const root = await storedRootAccessor(db);
+    // The root token is the initial management token: listed in default like a stored one.
+    if (root && scope.visible('default') && (scope.all || scope.ns === 'default') && !query.role && !query.authmethod) {
+      if (!query.policy || query.policy === GLOBAL_MANAGEMENT_ID) out.push({ ...rootTokenObject(root, rootSecretFor(ctx, root)), Legacy: false });
+    }
     for (const row of await rowsInScope<TokenRow>(db, 'catalog_acl_tokens', scope, 'create_index')) {
       if (row.expiration_time !== null && Number(row.expiration_time) <= ctx.now) continue;
       if (!scope.visible(row.ns)) continue;
       if (query.policy && !json<string[]>(row.policies, []).includes(query.policy)) continue;
       if (query.role && !json<string[]>(row.roles, []).includes(query.role)) continue;
       if (query.authmethod && row.auth_method !== query.authmethod) continue;
-      const { Rules: _rules, ...stub } = await renderToken(db, row);
+      const { Rules: _rules, ...stub } = await renderToken(db, row, await visibleSecret(ctx, db, row));
       out.push({ ...stub, Legacy: false });
     }
     return out;

@@ -1,23 +1,24 @@
 import { z } from 'zod';
+import type { Db } from '../../storage';
 import {
-  CheckRow,
   CHECK_STATUSES,
   deregister,
   getNode,
   NodeRow,
-  renderCheck,
   renderNode,
   renderService,
+  renderServiceNode,
   ServiceRow,
   upsertCheck,
   upsertNode,
 } from '../nodes';
-import { blockingQuery, ok } from '../query';
-import { actorOf, badRequest, catalogRoute, CommonQuery, consulObject, LOCAL_DATACENTER, requirePermission } from '../route';
+import { blockingQuery, listFilter, NodeMetaQuery, nodeMetaMatches, ok } from '../query';
+import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, ignored, LOCAL_DATACENTER, READ_ONLY_FIELDS, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
 
-const StringMap = z.record(z.string(), z.string()).nullish();
+const StringMap = z.record(z.string(), z.string()).optional();
 
+/** A health check as the public service decodes it (structs.HealthCheck; the Go client's HealthCheck and AgentCheck). */
 const CheckBody = consulObject({
   Node: z.string().optional(),
   CheckID: z.string().optional(),
@@ -27,30 +28,45 @@ const CheckBody = consulObject({
   Output: z.string().optional(),
   ServiceID: z.string().optional(),
   ServiceName: z.string().optional(),
-  ServiceTags: z.array(z.string()).nullish(),
-  Type: z.string().optional(),
-  Definition: z.record(z.string(), z.unknown()).nullish(),
   Namespace: z.string().optional(),
-  Partition: z.string().optional(),
-  CreateIndex: z.number().optional(),
-  ModifyIndex: z.number().optional(),
+  // Known to the public service, not used by Hangar (it runs no checks): accepted and ignored.
+  ServiceTags: ignored,
+  Type: ignored,
+  Interval: ignored,
+  Timeout: ignored,
+  ExposedPort: ignored,
+  Definition: ignored,
+  PeerName: ignored,
+  ...READ_ONLY_FIELDS,
 });
 
+/** A service as the public service decodes it (structs.NodeService; the Go client's AgentService). */
 const ServiceBody = consulObject({
   ID: z.string().optional(),
   Service: z.string(),
-  Tags: z.array(z.string()).nullish(),
+  Tags: z.array(z.string()).optional(),
   Address: z.string().optional(),
   Port: z.number().int().min(0).max(65535).optional(),
   Meta: StringMap,
-  TaggedAddresses: z.record(z.string(), z.unknown()).nullish(),
-  Weights: z.record(z.string(), z.unknown()).nullish(),
-  EnableTagOverride: z.boolean().optional(),
-  Kind: z.string().optional(),
   Namespace: z.string().optional(),
-  Partition: z.string().optional(),
+  // Known to the public service, not used by Hangar: accepted and ignored.
+  Kind: ignored,
+  TaggedAddresses: ignored,
+  Weights: ignored,
+  EnableTagOverride: ignored,
+  Ports: ignored,
+  SocketPath: ignored,
+  Proxy: ignored,
+  Connect: ignored,
+  PeerName: ignored,
+  Locality: ignored,
+  ContentHash: ignored,
+  Datacenter: ignored,
+  AI: ignored,
+  ...READ_ONLY_FIELDS,
 });
 
+/** structs.RegisterRequest (the Go client's CatalogRegistration). */
 const RegisterBody = consulObject({
   ID: z.string().optional(),
   Node: z.string().optional(),
@@ -58,30 +74,67 @@ const RegisterBody = consulObject({
   Datacenter: z.string().optional(),
   TaggedAddresses: StringMap,
   NodeMeta: StringMap,
-  Service: ServiceBody.nullish(),
-  Check: CheckBody.nullish(),
-  Checks: z.array(CheckBody).nullish(),
+  Service: ServiceBody.optional(),
+  Check: CheckBody.optional(),
+  Checks: z.array(CheckBody).optional(),
   SkipNodeUpdate: z.boolean().optional(),
   Namespace: z.string().optional(),
-  Partition: z.string().optional(),
+  Partition: ignored,
+  PeerName: ignored,
+  Locality: ignored,
+  // structs.WriteRequest, which py-consul sends as an object of its own.
+  Token: ignored,
+  WriteRequest: ignored,
 });
 
+/** structs.DeregisterRequest (the Go client's CatalogDeregistration). */
 const DeregisterBody = consulObject({
   Node: z.string().optional(),
   Datacenter: z.string().optional(),
   CheckID: z.string().optional(),
   ServiceID: z.string().optional(),
   Namespace: z.string().optional(),
-  Partition: z.string().optional(),
+  Address: ignored,
+  Partition: ignored,
+  PeerName: ignored,
+  Token: ignored,
+  WriteRequest: ignored,
 });
 
 const NodeParam = z.object({ node: z.string().min(1) });
+const ServiceParam = z.object({ service: z.string().min(1) });
+const ListQuery = CommonQuery.extend({ 'node-meta': NodeMetaQuery });
+const ServiceQuery = ListQuery.extend({ tag: z.union([z.string(), z.array(z.string())]).optional() });
+
+/** Whether a service's tags include every `?tag=` asked for. */
+export function hasTags(tags: readonly string[], wanted: string | readonly string[] | undefined): boolean {
+  return wanted === undefined || (Array.isArray(wanted) ? wanted : [wanted]).every((t) => tags.includes(t));
+}
+
+/**
+ * Service instances (one service, or all) with their nodes, that the caller may read (service:read
+ * on the service, node:read on the node) and whose node has the `node-meta` asked for.
+ */
+async function serviceNodes(ctx: CatalogContext, db: Db, query: z.infer<typeof ListQuery>, service?: string) {
+  const authz = actorOf(ctx).authz;
+  const rows = await db.all<ServiceRow & { node_id: string; node_address: string; node_tagged: string; node_meta: string }>(
+    `SELECT s.*, n.id AS node_id, n.address AS node_address, n.tagged_addresses AS node_tagged, n.meta AS node_meta
+       FROM catalog_services s JOIN catalog_nodes n ON n.name = s.node ${service === undefined ? '' : 'WHERE s.name = ?'} ORDER BY s.node, s.id`,
+    service === undefined ? [] : [service],
+  );
+  return rows
+    .filter((r) => authz.allowed('service', 'read', r.name) && authz.allowed('node', 'read', r.node) && nodeMetaMatches(r.node_meta, query['node-meta']))
+    .map((r) => {
+      const node = { name: r.node, id: r.node_id, address: r.node_address, tagged_addresses: r.node_tagged, meta: r.node_meta };
+      return renderServiceNode({ ...node, create_index: 0, modify_index: 0 }, r);
+    });
+}
 
 function checkDatacenter(dc: string | undefined): void {
   if (dc && dc !== LOCAL_DATACENTER) throw badRequest(`No path to datacenter ${JSON.stringify(dc)}`);
 }
 
-/** /v1/catalog/* and /v1/health/node: nodes, their services and checks. */
+/** /v1/catalog/*: nodes, their services and checks. */
 export const catalogNodeRoutes = [
   catalogRoute({
     method: 'PUT',
@@ -101,8 +154,8 @@ export const catalogNodeRoutes = [
         name: body.Node,
         id: body.ID,
         address: body.Address ?? '',
-        taggedAddresses: body.TaggedAddresses ?? undefined,
-        meta: body.NodeMeta ?? undefined,
+        taggedAddresses: body.TaggedAddresses,
+        meta: body.NodeMeta,
         skipNodeUpdate: body.SkipNodeUpdate,
       });
       if (body.Service) {
@@ -147,7 +200,8 @@ export const catalogNodeRoutes = [
       if (!body.Node) throw badRequest('Missing node name');
       requirePermission(ctx, 'node', 'write', body.Node);
       if (await getNode(ctx.db, body.Node)) {
-        await deregister(requestWrites(ctx), body.Node, { checkId: body.CheckID, serviceId: body.ServiceID }, ctx.now);
+        // The Go client sends "" for the IDs it has no value for: empty is "not given".
+        await deregister(requestWrites(ctx), body.Node, { checkId: body.CheckID || undefined, serviceId: body.ServiceID || undefined }, ctx.now);
       }
       return true;
     },
@@ -155,14 +209,50 @@ export const catalogNodeRoutes = [
   catalogRoute({
     method: 'GET',
     path: '/v1/catalog/nodes',
-    query: CommonQuery,
+    query: ListQuery,
     permission: 'node:read (filtered)',
     transaction: 'none',
     handler: async ({ query }, ctx) => {
       const authz = actorOf(ctx).authz;
+      const filter = listFilter(query.filter);
       return blockingQuery(ctx, query, ['nodes'], async (db) => {
         const rows = await db.all<NodeRow>('SELECT * FROM catalog_nodes ORDER BY name');
-        return ok(rows.filter((r) => authz.allowed('node', 'read', r.name)).map(renderNode));
+        const visible = rows.filter((r) => authz.allowed('node', 'read', r.name) && nodeMetaMatches(r.meta, query['node-meta']));
+        return ok(filter(visible.map(renderNode)));
+      });
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/catalog/services',
+    query: ListQuery,
+    permission: 'service:read (filtered)',
+    transaction: 'none',
+    handler: async ({ query }, ctx) => {
+      const filter = listFilter(query.filter);
+      return blockingQuery(ctx, query, ['nodes'], async (db) => {
+        // Service names with the union of their instances' tags (the filter sees each instance).
+        const out: Record<string, string[]> = {};
+        for (const instance of filter(await serviceNodes(ctx, db, query))) {
+          const tags = (out[instance.ServiceName as string] ??= []);
+          for (const tag of instance.ServiceTags as string[]) if (!tags.includes(tag)) tags.push(tag);
+        }
+        return ok(out);
+      });
+    },
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/catalog/service/:service',
+    params: ServiceParam,
+    query: ServiceQuery,
+    permission: 'service:read and node:read (filtered)',
+    transaction: 'none',
+    handler: async ({ params, query }, ctx) => {
+      const filter = listFilter(query.filter);
+      return blockingQuery(ctx, query, ['nodes'], async (db) => {
+        const instances = await serviceNodes(ctx, db, query, params.service);
+        return ok(filter(instances.filter((i) => hasTags(i.ServiceTags as string[], query.tag))));
       });
     },
   }),
@@ -181,22 +271,6 @@ export const catalogNodeRoutes = [
         const services = await db.all<ServiceRow>('SELECT * FROM catalog_services WHERE node = ? ORDER BY id', [node.name]);
         const visible = services.filter((s) => authz.allowed('service', 'read', s.name));
         return ok({ Node: renderNode(node), Services: Object.fromEntries(visible.map((s) => [s.id, renderService(s)])) });
-      });
-    },
-  }),
-  catalogRoute({
-    method: 'GET',
-    path: '/v1/health/node/:node',
-    params: NodeParam,
-    query: CommonQuery,
-    permission: 'node:read',
-    transaction: 'none',
-    handler: async ({ params, query }, ctx) => {
-      const authz = actorOf(ctx).authz;
-      return blockingQuery(ctx, query, ['nodes'], async (db) => {
-        if (!authz.allowed('node', 'read', params.node)) return ok([]);
-        const rows = await db.all<CheckRow>('SELECT * FROM catalog_checks WHERE node = ? ORDER BY check_id', [params.node]);
-        return ok(rows.map(renderCheck));
       });
     },
   }),

@@ -4,7 +4,7 @@ import { Reply } from '../../http/routes';
 import { deleteKv, getKv, keysOf, listKv, putKv, renderKv } from '../kv';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import { blockingQuery, ok } from '../query';
-import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, permissionDenied, requirePermission, UUID } from '../route';
+import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, permissionDenied, requirePermission, toUint64, UUID } from '../route';
 import { requestWrites } from '../runtime';
 import { getSession } from '../sessions';
 
@@ -20,7 +20,11 @@ const uint = (name: string) =>
     .optional();
 
 const GetQuery = CommonQuery.extend({ recurse: flag, keys: flag, raw: flag, separator: z.string().optional() });
-const PutQuery = CommonQuery.extend({ flags: uint('flags'), cas: uint('cas'), acquire: z.string().optional(), release: z.string().optional() });
+const Flags = z
+  .string()
+  .transform((text, ctx) => toUint64(text) ?? (ctx.addIssue({ code: 'custom', message: 'Invalid flags value: must be an unsigned 64-bit integer' }), z.NEVER))
+  .optional();
+const PutQuery = CommonQuery.extend({ flags: Flags, cas: uint('cas'), acquire: z.string().optional(), release: z.string().optional() });
 const DeleteQuery = CommonQuery.extend({ recurse: flag, cas: uint('cas') });
 
 const notFound = { status: 404, body: undefined };
@@ -102,7 +106,7 @@ export const kvRoutes = [
           ns,
           key,
           value: bytes.length > 0 ? bytes.toString('base64') : null,
-          flags: query.flags ?? 0,
+          flags: query.flags ?? '0',
           cas: query.cas,
           acquire: query.acquire,
           release: query.release,

@@ -5,15 +5,15 @@ import type { Db } from '../../storage';
 import { policyLinks, resolvePolicyLinks, resolveRoleLinks, roleLinks } from '../acl/store';
 import { getNamespace, NamespaceRow } from '../namespaces';
 import { blockingQuery, ok } from '../query';
-import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, LinkBody, NAMESPACE_NAME, READ_ONLY_FIELDS, requirePermission } from '../route';
+import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, LinkBody, ignored, NAMESPACE_NAME, READ_ONLY_FIELDS, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
 
 const NamespaceBody = consulObject({
   Name: z.string().optional(),
   Description: z.string().optional(),
-  ACLs: consulObject({ PolicyDefaults: z.array(LinkBody).nullish(), RoleDefaults: z.array(LinkBody).nullish() }).nullish(),
-  Meta: z.record(z.string(), z.string()).nullish(),
-  DeletedAt: z.string().nullish(),
+  ACLs: consulObject({ PolicyDefaults: z.array(LinkBody).optional(), RoleDefaults: z.array(LinkBody).optional() }).optional(),
+  Meta: z.record(z.string(), z.string()).optional(),
+  DeletedAt: ignored,
   ...READ_ONLY_FIELDS,
 });
 type NamespaceBody = z.infer<typeof NamespaceBody>;
@@ -45,15 +45,12 @@ function mayRead(ctx: CatalogContext, name: string): boolean {
  * Default links of a namespace, by ID or name, stored by ID. They resolve in the namespace itself
  * (once it exists) or in default; the caller needs acl:write where each linked policy or role lives.
  */
-async function defaultLinks(ctx: CatalogContext, name: string, acls: NamespaceBody['ACLs'], existing?: NamespaceRow) {
-  const where = existing ? name : 'default';
-  const policies = acls?.PolicyDefaults === undefined && existing ? null : await resolvePolicyLinks(ctx.db, acls?.PolicyDefaults, where);
-  const roles = acls?.RoleDefaults === undefined && existing ? null : await resolveRoleLinks(ctx.db, acls?.RoleDefaults, where);
-  for (const linked of [...(policies ?? []), ...(roles ?? [])]) requirePermission(ctx, 'acl', 'write', undefined, linked.ns);
-  return {
-    policyDefaults: policies ? JSON.stringify(policies.map((p) => p.id)) : existing!.policy_defaults,
-    roleDefaults: roles ? JSON.stringify(roles.map((r) => r.id)) : existing!.role_defaults,
-  };
+async function defaultLinks(ctx: CatalogContext, name: string, acls: NamespaceBody['ACLs'], exists: boolean) {
+  const where = exists ? name : 'default';
+  const policies = await resolvePolicyLinks(ctx.db, acls?.PolicyDefaults, where);
+  const roles = await resolveRoleLinks(ctx.db, acls?.RoleDefaults, where);
+  for (const linked of [...policies, ...roles]) requirePermission(ctx, 'acl', 'write', undefined, linked.ns);
+  return { policyDefaults: JSON.stringify(policies.map((p) => p.id)), roleDefaults: JSON.stringify(roles.map((r) => r.id)) };
 }
 
 async function writeNamespace(ctx: CatalogContext, body: NamespaceBody, pathName?: string) {
@@ -68,10 +65,11 @@ async function writeNamespace(ctx: CatalogContext, body: NamespaceBody, pathName
   if (!pathName && existing) throw badRequest(`Namespace ${JSON.stringify(name)} already exists`);
   if (pathName && !existing) throw new HangarError(404, [`Namespace ${JSON.stringify(name)} not found`]);
   if (existing?.deleted_at != null) throw badRequest(`Namespace ${JSON.stringify(name)} is marked for deletion`);
-  const links = await defaultLinks(ctx, name, body.ACLs, existing);
+  // An update replaces the whole namespace, as the public service's does: what the body leaves out is cleared.
+  const links = await defaultLinks(ctx, name, body.ACLs, existing !== undefined);
   const index = await requestWrites(ctx).next('namespaces', 'acl');
-  const description = body.Description ?? existing?.description ?? '';
-  const meta = body.Meta === undefined && existing ? existing.meta : JSON.stringify(body.Meta ?? {});
+  const description = body.Description ?? '';
+  const meta = JSON.stringify(body.Meta ?? {});
   if (existing) {
     await ctx.db.run(
       'UPDATE catalog_namespaces SET description = ?, policy_defaults = ?, role_defaults = ?, meta = ?, modify_index = ? WHERE name = ?',

@@ -3,7 +3,7 @@ import { HangarError } from '../../http/errors';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import { AGENT_NODE, ensureAgentNode, getNode } from '../nodes';
 import { blockingQuery, ok } from '../query';
-import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, requirePermission, UUID } from '../route';
+import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
 import { requestWrites } from '../runtime';
 import { createSession, getSession, invalidateSessions, parseLockDelay, renderSession, renewSession, SERF_HEALTH, SessionRow } from '../sessions';
 
@@ -11,13 +11,15 @@ const CreateBody = consulObject({
   LockDelay: z.union([z.string(), z.number()]).optional(),
   Node: z.string().optional(),
   Name: z.string().optional(),
-  Checks: z.array(z.string()).nullish(),
-  NodeChecks: z.array(z.string()).nullish(),
-  ServiceChecks: z.array(consulObject({ ID: z.string(), Namespace: z.string().optional() })).nullish(),
+  Checks: z.array(z.string()).optional(),
+  NodeChecks: z.array(z.string()).optional(),
+  ServiceChecks: z.array(consulObject({ ID: z.string(), Namespace: z.string().optional() })).optional(),
   Behavior: z.string().optional(),
   TTL: z.string().optional(),
   Namespace: z.string().optional(),
   ID: z.string().optional(),
+  // structs.Session's computed fields: accepted and ignored.
+  ...READ_ONLY_FIELDS,
 });
 
 const Uuid = z.object({ uuid: z.string() });

@@ -1,0 +1,38 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { CatalogServer, startCatalogServer } from '../engine/catalog/helpers';
+import { COMPAT_DIR, compatPython, goTest, haveGo, pytest, SuiteRun } from '../helpers/compat';
+import { ROOT_TOKEN } from '../helpers/server';
+
+/**
+ * The official clients, unchanged, against a freshly started Hangar's catalog API: the Go module
+ * test/compat/consul-go (github.com/hashicorp/consul/api, pinned) and the py-consul files
+ * test/compat/python/test_consul_*.py. Each reads CONSUL_HTTP_ADDR and CONSUL_HTTP_TOKEN.
+ */
+describe('catalog: the official clients (consul/api, py-consul)', () => {
+  let server: CatalogServer;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    // Default policy deny, so that the suites see ACLs enforced as on a locked-down server.
+    server = await startCatalogServer('sqlite');
+    env = { CONSUL_HTTP_ADDR: server.urls.catalog.replace(/^http:\/\//, ''), CONSUL_HTTP_TOKEN: ROOT_TOKEN, CONSUL_HTTP_SSL: 'false' };
+  });
+  afterAll(() => server.close());
+
+  const expectPassed = (run: SuiteRun) => {
+    if (run.status !== 0) throw new Error(`suite failed (exit ${run.status}):\n${run.output}`);
+  };
+
+  test('github.com/hashicorp/consul/api: go test ./...', async () => {
+    if (!haveGo()) return;
+    expectPassed(await goTest('consul-go', ['./...'], env));
+  }, 300_000);
+
+  test('py-consul: pytest test_consul_*.py', async () => {
+    const python = compatPython();
+    if (!python) return;
+    const files = readdirSync(join(COMPAT_DIR, 'python')).filter((f) => /^test_consul_.*\.py$/.test(f));
+    expect(files.length).toBeGreaterThan(0);
+    expectPassed(await pytest(python, files, env));
+  }, 300_000);
+});
