@@ -36,7 +36,15 @@ export interface RegistryProvider {
   readonly checksum_type: ChecksumType | null;
   readonly created_at: string;
   readonly updated_at: string;
+  /** API v2 only (a provider addressed by architecture). */
+  readonly architecture?: string;
+  readonly default_architecture?: boolean;
 }
+
+/**
+ * A provider by name (API v1: the name's default architecture) or by name and architecture (API v2).
+ */
+export type ProviderId = string | { readonly name: string; readonly architecture: string };
 
 export type VersionStatus = 'unreleased' | 'active' | 'revoked';
 
@@ -59,6 +67,8 @@ export interface ProviderInput {
   readonly url?: string;
   readonly checksum?: string;
   readonly checksumType?: ChecksumType | '';
+  /** Sent through API v2: makes this architecture its name's default (true only; see the registry docs). */
+  readonly defaultArchitecture?: boolean;
 }
 
 /** Where an upload goes: `upload_path` takes the file; a direct upload is finished through `callback`. */
@@ -185,25 +195,32 @@ export class RegistryClient {
   }
 
   /** The provider, or undefined when it (or its version) does not exist or the caller may not see it. */
-  getProvider(username: string, name: string, version: string, provider: string): Promise<RegistryProvider | undefined> {
+  getProvider(username: string, name: string, version: string, provider: ProviderId): Promise<RegistryProvider | undefined> {
     return this.found(providerPath(username, name, version, provider));
   }
 
-  createProvider(username: string, name: string, version: string, input: ProviderInput & { name: string }): Promise<RegistryProvider> {
-    return this.call('POST', `${versionPath(username, name, version)}/providers`, { provider: providerBody(input) });
+  /** Creates a provider; with an `architecture`, through API v2. */
+  createProvider(
+    username: string,
+    name: string,
+    version: string,
+    input: ProviderInput & { name: string; architecture?: string },
+  ): Promise<RegistryProvider> {
+    const path = `${versionPath(username, name, version, input.architecture !== undefined)}/providers`;
+    return this.call('POST', path, { provider: providerBody(input) });
   }
 
-  updateProvider(username: string, name: string, version: string, provider: string, input: ProviderInput): Promise<RegistryProvider> {
+  updateProvider(username: string, name: string, version: string, provider: ProviderId, input: ProviderInput): Promise<RegistryProvider> {
     return this.call('PUT', providerPath(username, name, version, provider), { provider: providerBody(input) });
   }
 
   /** Deletes the provider and its file; false when it was already gone. */
-  deleteProvider(username: string, name: string, version: string, provider: string): Promise<boolean> {
+  deleteProvider(username: string, name: string, version: string, provider: ProviderId): Promise<boolean> {
     return this.deleted(providerPath(username, name, version, provider));
   }
 
   /** A fresh upload URL (plain: the PUT stores the file; direct: `callback` then finishes it). */
-  prepareUpload(username: string, name: string, version: string, provider: string, direct = false): Promise<UploadTarget> {
+  prepareUpload(username: string, name: string, version: string, provider: ProviderId, direct = false): Promise<UploadTarget> {
     return this.call('GET', `${providerPath(username, name, version, provider)}/upload${direct ? '/direct' : ''}`);
   }
 
@@ -229,7 +246,7 @@ export class RegistryClient {
   }
 
   /** Uploads a box file for a provider: prepares the upload, streams the file, finishes a direct one. */
-  async upload(username: string, name: string, version: string, provider: string, file: string, direct = false): Promise<void> {
+  async upload(username: string, name: string, version: string, provider: ProviderId, file: string, direct = false): Promise<void> {
     const target = await this.prepareUpload(username, name, version, provider, direct);
     await this.putFile(target.upload_path, file);
     if (direct) await this.finishDirectUpload(target.callback!);
@@ -255,12 +272,15 @@ export class RegistryClient {
   }
 }
 
-function versionPath(username: string, name: string, version: string): string {
-  return `${boxPath(username, name)}/version/${encodeURIComponent(version)}`;
+function versionPath(username: string, name: string, version: string, v2 = false): string {
+  return `${boxPath(username, name, v2)}/version/${encodeURIComponent(version)}`;
 }
 
-function providerPath(username: string, name: string, version: string, provider: string): string {
-  return `${versionPath(username, name, version)}/provider/${encodeURIComponent(provider)}`;
+/** v1's path of a provider name, or v2's of a name and architecture. */
+function providerPath(username: string, name: string, version: string, provider: ProviderId): string {
+  if (typeof provider === 'string') return `${versionPath(username, name, version)}/provider/${encodeURIComponent(provider)}`;
+  const { name: p, architecture } = provider;
+  return `${versionPath(username, name, version, true)}/provider/${encodeURIComponent(p)}/${encodeURIComponent(architecture)}`;
 }
 
 function providerBody(input: ProviderInput): Record<string, unknown> {
@@ -269,11 +289,14 @@ function providerBody(input: ProviderInput): Record<string, unknown> {
   if (input.url !== undefined) body.url = input.url;
   if (input.checksum !== undefined) body.checksum = input.checksum;
   if (input.checksumType !== undefined) body.checksum_type = input.checksumType;
+  const { architecture } = input as { architecture?: string };
+  if (architecture !== undefined) body.architecture = architecture;
+  if (input.defaultArchitecture !== undefined) body.default_architecture = input.defaultArchitecture;
   return body;
 }
 
-function boxPath(username: string, name: string): string {
-  return `/api/v1/box/${encodeURIComponent(username)}/${encodeURIComponent(name)}`;
+function boxPath(username: string, name: string, v2 = false): string {
+  return `/api/${v2 ? 'v2' : 'v1'}/box/${encodeURIComponent(username)}/${encodeURIComponent(name)}`;
 }
 
 function boxBody(input: BoxInput): Record<string, unknown> {

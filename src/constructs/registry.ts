@@ -166,6 +166,19 @@ export class BoxVersion extends Construct {
 
   /** @internal a provider of this version: the release step waits for it */
   public _addProvider(provider: BoxProvider): void {
+    const same = this.providers.filter((p) => p.name.toLowerCase() === provider.name.toLowerCase());
+    const label = (p: BoxProvider) => `${p.name}${p.architecture ? ` (${p.architecture})` : ''}`;
+    if (same.some((p) => p.architecture === provider.architecture)) {
+      throw new Error(`BoxProvider ${label(provider)} is declared twice for version ${this._key}; give each one another architecture`);
+    }
+    // A provider without an architecture means "the name's default" (API v1): beside explicit
+    // architectures it would overwrite whichever of them is the default.
+    if (same.length > 0 && (provider.architecture === undefined || same.some((p) => p.architecture === undefined))) {
+      throw new Error(`BoxProvider ${label(provider)}: give every ${provider.name} of version ${this._key} an architecture (e.g. BoxArchitecture.UNKNOWN), or declare only one without`);
+    }
+    if (provider.defaultArchitecture && same.some((p) => p.defaultArchitecture)) {
+      throw new Error(`BoxProvider ${label(provider)}: another ${provider.name} of version ${this._key} is already defaultArchitecture; mark only one`);
+    }
     this.providers.push(provider);
   }
 }
@@ -209,6 +222,36 @@ export interface BoxProviderProps {
    * @default - none with `url`; SHA256 with `file`
    */
   readonly checksumType?: BoxChecksumType;
+  /**
+   * The architecture of the box file (Vagrant 2.4+ picks the host's): published through the
+   * registry's API v2. Changing it makes a new provider (the old one is deleted).
+   * @default - none: the provider name's default architecture, through API v1 (`unknown` when created)
+   */
+  readonly architecture?: BoxArchitecture;
+  /**
+   * Makes this architecture the default of its provider name: the one API v1 clients and Vagrant
+   * before 2.4 get. Needs `architecture`; at most one per provider name and version. Without any,
+   * the registry makes the first architecture created the default.
+   * @default false
+   */
+  readonly defaultArchitecture?: boolean;
+}
+
+/** Architectures of box files, as the registry's API v2 knows them. */
+export enum BoxArchitecture {
+  AMD64 = 'amd64',
+  I386 = 'i386',
+  ARM = 'arm',
+  ARM64 = 'arm64',
+  PPC64LE = 'ppc64le',
+  PPC64 = 'ppc64',
+  MIPS64LE = 'mips64le',
+  MIPS64 = 'mips64',
+  MIPSLE = 'mipsle',
+  MIPS = 'mips',
+  S390X = 's390x',
+  /** Of boxes published without an architecture. */
+  UNKNOWN = 'unknown',
 }
 
 /** A provider of a box version: a box file at a URL, or a local file uploaded to the registry. */
@@ -217,6 +260,10 @@ export class BoxProvider extends Construct {
   /** The checksum declared to the registry (computed from `file` at synth time). */
   public readonly checksum?: string;
   public readonly checksumType?: BoxChecksumType;
+  /** The architecture, when one is given. */
+  public readonly architecture?: BoxArchitecture;
+  /** Whether this architecture is to be its provider name's default. */
+  public readonly defaultArchitecture: boolean;
   /** @internal */
   public readonly _resource: CustomResource;
 
@@ -227,6 +274,12 @@ export class BoxProvider extends Construct {
     }
     if ((props.url === undefined) === (props.file === undefined)) {
       throw new Error(`BoxProvider ${props.name}: give either url (a box file on the web) or file (a local box file to upload), not ${props.url === undefined ? 'neither' : 'both'}`);
+    }
+    if (props.architecture !== undefined && !Object.values(BoxArchitecture).includes(props.architecture)) {
+      throw new Error(`BoxProvider ${props.name}: architecture "${props.architecture}" is not one of ${Object.values(BoxArchitecture).join(', ')}`);
+    }
+    if (props.defaultArchitecture && props.architecture === undefined) {
+      throw new Error(`BoxProvider ${props.name}: defaultArchitecture needs an architecture (e.g. BoxArchitecture.AMD64); without one the provider is already its name's default`);
     }
     const type = props.checksumType;
     if (type !== undefined && !(type in HEX_LENGTH)) {
@@ -256,10 +309,15 @@ export class BoxProvider extends Construct {
       desired = { file, checksum: this.checksum, checksumType: this.checksumType };
     }
     this.name = props.name;
+    this.architecture = props.architecture;
+    this.defaultArchitecture = props.defaultArchitecture ?? false;
+    // Only a requested default is sent: the payload of a provider without it is what it always was.
+    if (this.defaultArchitecture) desired = { ...desired, defaultArchitecture: true };
     this._resource = new CustomResource(this, 'Resource', {
       hangar: props.version._hangar,
       kind: 'registry.box-provider',
-      key: `${props.version._key}/${props.name}`,
+      // The architecture is part of the identity (another one is another remote provider).
+      key: `${props.version._key}/${props.name}${props.architecture ? `/${props.architecture}` : ''}`,
       desired,
       dependsOn: [props.version._resource],
     });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App, TerraformStack, Testing } from 'cdktf';
-import { Box, BoxChecksumType, BoxProvider, BoxVersion, Hangar } from '../../src';
+import { Box, BoxArchitecture, BoxChecksumType, BoxProvider, BoxVersion, Hangar } from '../../src';
 import { desiredStateIn } from '../../src/reconcile/drift';
 import { decodeInventory, decodePayload } from '../../src/reconcile/payload';
 import { tempDir } from '../helpers/storage';
@@ -210,5 +210,37 @@ describe('BoxVersion and BoxProvider constructs', () => {
     ).toThrow(/checksum "abc" is not 40 hexadecimal digits, as sha1 needs/);
     expect(() => new BoxProvider(stack, 'P7', { version, name: 'vb', file: '/no/such/file.box' })).toThrow(/file "\/no\/such\/file.box" cannot be read/);
     expect(() => new BoxProvider(stack, 'P8', { version, name: 'vb', file: boxFile('x'), checksum: 'ab' })).toThrow(/checksum is computed from file/);
+    const url = 'https://e.com/b';
+    expect(() => new BoxProvider(stack, 'A1', { version, name: 'vb', url, architecture: 'sparc' as BoxArchitecture })).toThrow(
+      /architecture "sparc" is not one of amd64, i386/,
+    );
+    expect(() => new BoxProvider(stack, 'A2', { version, name: 'vb', url, defaultArchitecture: true })).toThrow(/defaultArchitecture needs an architecture/);
+    new BoxProvider(stack, 'A3', { version, name: 'arch', url, architecture: BoxArchitecture.AMD64, defaultArchitecture: true });
+    expect(() => new BoxProvider(stack, 'A4', { version, name: 'arch', url, architecture: BoxArchitecture.AMD64 })).toThrow(
+      /BoxProvider arch \(amd64\) is declared twice for version acme\/web\/1.0.0/,
+    );
+    expect(() => new BoxProvider(stack, 'A5', { version, name: 'arch', url, architecture: BoxArchitecture.ARM64, defaultArchitecture: true })).toThrow(
+      /already defaultArchitecture; mark only one/,
+    );
+    expect(() => new BoxProvider(stack, 'A6', { version, name: 'arch', url })).toThrow(/give every arch of version acme\/web\/1.0.0 an architecture/);
+  });
+
+  test('an architecture is part of the provider identity; defaultArchitecture only of its config', () => {
+    const render = (defaultArchitecture: boolean, architecture = BoxArchitecture.ARM64) =>
+      synth((stack) => {
+        const box = new Box(stack, 'Web', { owner: 'acme', name: 'web' });
+        const version = new BoxVersion(stack, 'V1', { box, version: '1.0.0' });
+        new BoxProvider(stack, 'Arm', { version, name: 'virtualbox', url: 'https://example.com/arm.box', architecture, defaultArchitecture });
+      });
+    const plain = render(false);
+    expect(decodePayload(byPath(plain, 'Arm/Resource/Config').triggers.payload)).toMatchObject({
+      key: 'acme/web/1.0.0/virtualbox/arm64',
+      desired: { url: 'https://example.com/arm.box', checksum: '', checksumType: '' },
+    });
+    expect(decodePayload(byPath(plain, 'Arm/Resource/Config').triggers.payload).desired).not.toHaveProperty('defaultArchitecture');
+    const flagged = render(true);
+    expect(decodePayload(byPath(flagged, 'Arm/Resource/Config').triggers.payload).desired).toMatchObject({ defaultArchitecture: true });
+    expect(byPath(flagged, 'Arm/Resource/Identity').triggers).toEqual(byPath(plain, 'Arm/Resource/Identity').triggers);
+    expect(byPath(render(false, BoxArchitecture.AMD64), 'Arm/Resource/Identity').triggers).not.toEqual(byPath(plain, 'Arm/Resource/Identity').triggers);
   });
 });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExampleOptions, ExampleStack } from '../../examples/typescript/main';
+import { Box, BoxArchitecture, BoxProvider, BoxVersion, Hangar } from '../../src';
 import { openTransport } from '../../src/client/open';
 import { RegistryClient } from '../../src/client/registry';
 import { makeBoxFile } from '../helpers/box-file';
@@ -119,6 +120,67 @@ async function lifeCycle(
 
 describeWithTerraform('Box construct deployed by Terraform', () => {
   jest.setTimeout(300_000);
+
+  test('BoxProvider architectures: one build per architecture through API v2, the default moved in place, an architecture replaced', async () => {
+    const data = tempDir();
+    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
+    const registry = async <T>(call: (client: RegistryClient) => Promise<T>) => {
+      const transport = await openTransport({ dataDir: data });
+      try {
+        return await call(new RegistryClient(transport));
+      } finally {
+        await transport.close();
+      }
+    };
+    const files = { amd64: join(tempDir('hangar-arch-'), 'amd64.box'), arm64: join(tempDir('hangar-arch-'), 'arm64.box') };
+    writeFileSync(files.amd64, 'amd64 build');
+    writeFileSync(files.arm64, 'arm64 build');
+    const ws = new TerraformWorkspace(tf!);
+    const declareArch = (builds: [BoxArchitecture, string][], defaultArch: BoxArchitecture) =>
+      ws.synth((stack) => {
+        const hangarConnection = new Hangar(stack, 'Hangar', { dataDir: data });
+        const box = new Box(stack, 'Multi', { hangar: hangarConnection, owner: 'alice', name: 'multi', private: false });
+        const version = new BoxVersion(stack, 'V1', { box, version: '1.0.0', released: true });
+        for (const [architecture, file] of builds) {
+          new BoxProvider(stack, `Vbox${architecture}`, { version, name: 'virtualbox', file, architecture, defaultArchitecture: architecture === defaultArch });
+        }
+      });
+    const live = () => registry((c) => c.getBox('alice', 'multi'));
+    const archs = async () => {
+      const v = await registry((c) => c.getVersion('alice', 'multi', '1.0.0'));
+      const byArch = async (architecture: string) => registry((c) => c.getProvider('alice', 'multi', '1.0.0', { name: 'virtualbox', architecture }));
+      return { v1: v!.providers.map((p) => p.checksum), amd64: await byArch('amd64'), arm64: await byArch('arm64'), i386: await byArch('i386') };
+    };
+
+    declareArch([[BoxArchitecture.AMD64, files.amd64], [BoxArchitecture.ARM64, files.arm64]], BoxArchitecture.ARM64);
+    ws.deploy();
+    let now = await archs();
+    expect(now.amd64).toMatchObject({ hosted: true, checksum: sha256('amd64 build'), default_architecture: false });
+    expect(now.arm64).toMatchObject({ hosted: true, checksum: sha256('arm64 build'), default_architecture: true });
+    // API v1 sees the default architecture only.
+    expect(now.v1).toEqual([sha256('arm64 build')]);
+    expect((await live())!.current_version).toMatchObject({ version: '1.0.0' });
+    expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
+
+    // The default moves: an update in place (configs only).
+    declareArch([[BoxArchitecture.AMD64, files.amd64], [BoxArchitecture.ARM64, files.arm64]], BoxArchitecture.AMD64);
+    const plan = ws.run('plan', '-input=false');
+    expect(plan).not.toMatch(/Identity_\w+ must be replaced/);
+    ws.deploy();
+    now = await archs();
+    expect([now.amd64!.default_architecture, now.arm64!.default_architecture]).toEqual([true, false]);
+
+    // Another architecture is another remote provider: i386 is created, arm64 deleted.
+    declareArch([[BoxArchitecture.AMD64, files.amd64], [BoxArchitecture.I386, files.arm64]], BoxArchitecture.AMD64);
+    ws.deploy();
+    now = await archs();
+    expect(now.arm64).toBeUndefined();
+    expect(now.i386).toMatchObject({ hosted: true, default_architecture: false });
+    expect(now.amd64).toMatchObject({ default_architecture: true });
+
+    ws.destroy();
+    expect(await live()).toBeUndefined();
+  });
 
   test('embedded mode: the custom resources run the engine on a data directory, which hangar server then serves', async () => {
     const data = tempDir();

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { request as httpRequest } from 'undici';
 import { makeBoxFile } from '../helpers/box-file';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
@@ -56,13 +57,16 @@ function vagrant(server: RunningServer): Vagrant {
 }
 
 async function api(server: RunningServer, method: string, path: string, body?: unknown, token = ROOT) {
-  const res = await fetch(`${server.urls.registry}${path}`, {
-    method,
+  // A fresh connection each time (reset): the vagrant commands between two calls can outlast the
+  // server's keep-alive timeout, and a pooled socket closed by the server fails the next call.
+  const res = await httpRequest(`${server.urls.registry}${path}`, {
+    method: method as 'GET',
+    reset: true,
     headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  const text = await res.body.text();
+  return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
 }
 
 describeWithVagrant('the Vagrant CLI against hangar server', () => {
@@ -209,6 +213,37 @@ describeWithVagrant('the Vagrant CLI against hangar server', () => {
     const stranger = vagrant(server);
     const refused = stranger.run('box', 'add', 'alice/secret', '--provider', 'virtualbox');
     expect(refused.code).not.toBe(0);
+  });
+
+  test('a box published through API v2 with amd64 and arm64 builds: vagrant 2.3 adds the default architecture', async () => {
+    // The amd64 entry carries a wrong checksum: were vagrant 2.3 to pick it instead of the default (arm64), the add would fail.
+    const token = await tokenFor('alice');
+    const v2 = (method: string, path: string, body?: unknown) => api(server, method, `/api/v2${path}`, body, token);
+    const V = '/box/alice/multi/version/1.0.0';
+    expect((await v2('POST', '/boxes', { box: { username: 'alice', name: 'multi', is_private: false } })).status).toBe(200);
+    expect((await v2('POST', '/box/alice/multi/versions', { version: { version: '1.0.0' } })).status).toBe(200);
+    for (const [architecture, checksum] of [['amd64', 'ab'.repeat(32)], ['arm64', box.sha256]]) {
+      const made = await v2('POST', `${V}/providers`, { provider: { name: 'virtualbox', architecture, checksum, checksum_type: 'sha256' } });
+      expect(made.status).toBe(200);
+    }
+    expect((await v2('PUT', `${V}/provider/virtualbox/arm64`, { provider: { default_architecture: true } })).body.default_architecture).toBe(true);
+    const target = await v2('GET', `${V}/provider/virtualbox/arm64/upload`);
+    const put = await httpRequest(target.body.upload_path, { method: 'PUT', reset: true, body: readFileSync(box.path) });
+    await put.body.text();
+    expect(put.statusCode).toBe(200);
+    // amd64 gets its file through a URL (the arm64 one; its declared checksum does not match it).
+    const arm64 = (await v2('GET', `${V}/provider/virtualbox/arm64`)).body;
+    expect((await v2('PUT', `${V}/provider/virtualbox/amd64`, { provider: { url: arm64.download_url } })).status).toBe(200);
+    expect((await v2('PUT', `${V}/release`)).body.status).toBe('active');
+
+    const v = vagrant(server);
+    const add = v.run('box', 'add', 'alice/multi', '--provider', 'virtualbox');
+    expect(add.out).toMatch(/Successfully added box 'alice\/multi' \(v1\.0\.0\) for 'virtualbox'/);
+    expect(add.code).toBe(0);
+    // The v1 view of the same box (what `vagrant cloud` of 2.3 reads) shows the default only.
+    const read = await api(server, 'GET', '/api/v1/box/alice/multi');
+    expect(read.body.current_version.providers).toEqual([expect.objectContaining({ name: 'virtualbox', hosted: true, checksum: box.sha256 })]);
+    expect(v.run('cloud', 'box', 'show', 'alice/multi').code).toBe(0);
   });
 
   test('a box whose checksum does not match is refused by vagrant box add', async () => {

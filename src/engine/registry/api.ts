@@ -13,6 +13,7 @@ import { organizationRoutes } from './routes/organizations';
 import { providerRoutes } from './routes/providers';
 import { searchRoutes } from './routes/search';
 import { userRoutes } from './routes/users';
+import { v2Routes } from './routes/v2';
 import { versionRoutes } from './routes/versions';
 import { findTokenUser } from './tokens';
 
@@ -29,6 +30,7 @@ export const registryApi: ApiDefinition<RegistryActor, RegistryPermission> = {
     ...organizationRoutes,
     ...adminRoutes,
     ...downloadRoutes,
+    ...v2Routes,
   ],
 
   setup: registerLimits,

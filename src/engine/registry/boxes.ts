@@ -4,7 +4,7 @@ import { renderMarkdown } from '../markdown';
 import { Db, UniqueViolation } from '../storage';
 import { canRead, RegistryActor } from './access';
 import { findOwner, Owner } from './owners';
-import { providersOf } from './providers';
+import { providersOf, RegistryApi } from './providers';
 import { serializeVersion, serializeVersions, VersionRow, versionsOf } from './versions';
 
 export interface BoxRow {
@@ -157,25 +157,25 @@ export async function serializeBox(
   baseUrl: string,
   owner: Owner,
   box: BoxRow,
-  options: { withVersions: boolean; writable?: boolean },
+  options: { withVersions: boolean; writable?: boolean; api: RegistryApi },
 ) {
   const base = boxFields(owner, box);
   if (!options.withVersions) {
-    return { ...base, current_version: (await serializeCurrentVersions(db, baseUrl, [{ owner, box }]))[0] };
+    return { ...base, current_version: (await serializeCurrentVersions(db, baseUrl, [{ owner, box }], options.api))[0] };
   }
   const versions = await versionsOf(db, box.id, options.writable === true);
-  const serialized = await serializeVersions(db, baseUrl, owner, box, versions);
+  const serialized = await serializeVersions(db, baseUrl, owner, box, versions, options.api);
   const current = box.current_version_id ? versions.findIndex((v) => v.id === box.current_version_id) : -1;
   return { ...base, current_version: current >= 0 ? serialized[current] : null, versions: serialized };
 }
 
 /** Boxes for lists and search results: `current_version` without `versions`, in three queries. */
-export async function serializeBoxList(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[]) {
-  const current = await serializeCurrentVersions(db, baseUrl, boxes);
+export async function serializeBoxList(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[], api: RegistryApi) {
+  const current = await serializeCurrentVersions(db, baseUrl, boxes, api);
   return boxes.map(({ owner, box }, i) => ({ ...boxFields(owner, box), current_version: current[i] }));
 }
 
-async function serializeCurrentVersions(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[]) {
+async function serializeCurrentVersions(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[], api: RegistryApi) {
   const ids = boxes.map((b) => b.box.current_version_id).filter((id): id is string => id !== null);
   const versions =
     ids.length === 0
@@ -184,6 +184,6 @@ async function serializeCurrentVersions(db: Db, baseUrl: string, boxes: readonly
   const providers = await providersOf(db, ids);
   return boxes.map(({ owner, box }) => {
     const v = versions.find((row) => row.id === box.current_version_id);
-    return v ? serializeVersion(baseUrl, owner, box, v, providers.filter((p) => p.version_id === v.id)) : null;
+    return v ? serializeVersion(baseUrl, owner, box, v, providers.filter((p) => p.version_id === v.id), api) : null;
   });
 }

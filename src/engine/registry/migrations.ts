@@ -149,4 +149,66 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
       DROP INDEX registry_box_terms_by_box;
     `,
   },
+  {
+    // One provider name per version becomes one row per architecture, exactly one of them the
+    // default; existing providers become `unknown` and default (as the public service migrated them).
+    version: 104,
+    name: 'registry provider architectures',
+    sql: `
+      ALTER TABLE registry_providers DROP CONSTRAINT registry_providers_version_id_name_lower_key;
+      ALTER TABLE registry_providers ADD COLUMN architecture TEXT NOT NULL DEFAULT 'unknown';
+      ALTER TABLE registry_providers ADD COLUMN default_architecture INTEGER NOT NULL DEFAULT 1;
+      CREATE UNIQUE INDEX registry_providers_by_architecture ON registry_providers (version_id, name_lower, architecture);
+      CREATE UNIQUE INDEX registry_providers_one_default ON registry_providers (version_id, name_lower) WHERE default_architecture = 1;
+    `,
+    // SQLite cannot drop a table constraint: the table is rebuilt, and the uploads that reference it
+    // with it (dropping the old table first would cascade into them).
+    sqlite: `
+      CREATE TABLE registry_providers_new (
+        id TEXT PRIMARY KEY,
+        version_id TEXT NOT NULL REFERENCES registry_versions(id) ON DELETE CASCADE,
+        name TEXT NOT NULL,
+        name_lower TEXT NOT NULL,
+        architecture TEXT NOT NULL DEFAULT 'unknown',
+        default_architecture INTEGER NOT NULL DEFAULT 1,
+        original_url TEXT,
+        checksum TEXT,
+        checksum_type TEXT,
+        blob_id TEXT,
+        blob_size BIGINT,
+        blob_digest_type TEXT,
+        blob_digest TEXT,
+        downloads BIGINT NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+      INSERT INTO registry_providers_new (id, version_id, name, name_lower, original_url, checksum, checksum_type, blob_id,
+        blob_size, blob_digest_type, blob_digest, downloads, created_at, updated_at)
+      SELECT id, version_id, name, name_lower, original_url, checksum, checksum_type, blob_id, blob_size, blob_digest_type,
+        blob_digest, downloads, created_at, updated_at FROM registry_providers;
+      CREATE TABLE registry_uploads_new (
+        id TEXT PRIMARY KEY,
+        provider_id TEXT NOT NULL REFERENCES registry_providers_new(id) ON DELETE CASCADE,
+        token_hash TEXT NOT NULL UNIQUE,
+        direct INTEGER NOT NULL,
+        blob_id TEXT,
+        blob_size BIGINT,
+        blob_digest_type TEXT,
+        blob_digest TEXT,
+        expires_at BIGINT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+      INSERT INTO registry_uploads_new SELECT id, provider_id, token_hash, direct, blob_id, blob_size, blob_digest_type,
+        blob_digest, expires_at, created_at FROM registry_uploads;
+      DROP TABLE registry_uploads;
+      DROP TABLE registry_providers;
+      ALTER TABLE registry_providers_new RENAME TO registry_providers;
+      ALTER TABLE registry_uploads_new RENAME TO registry_uploads;
+      CREATE INDEX registry_providers_by_name ON registry_providers (name_lower, version_id);
+      CREATE UNIQUE INDEX registry_providers_by_architecture ON registry_providers (version_id, name_lower, architecture);
+      CREATE UNIQUE INDEX registry_providers_one_default ON registry_providers (version_id, name_lower) WHERE default_architecture = 1;
+      CREATE INDEX registry_uploads_by_provider ON registry_uploads (provider_id);
+      CREATE INDEX registry_uploads_by_expiry ON registry_uploads (expires_at);
+    `,
+  },
 ];

@@ -38,6 +38,13 @@ export const PROVIDER_NAME = z
   .max(64, 'must be at most 64 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'may contain only letters, digits, "-" and "_", and must start with a letter or digit');
 
+/**
+ * The architectures the public registry's API v2 lists, and `unknown`: the architecture of
+ * providers published without one (through API v1, or before architectures existed).
+ */
+export const ARCHITECTURES = ['amd64', 'i386', 'arm', 'arm64', 'ppc64le', 'ppc64', 'mips64le', 'mips64', 'mipsle', 'mips', 's390x', 'unknown'] as const;
+export const ARCHITECTURE = z.enum(ARCHITECTURES, { error: `must be one of ${ARCHITECTURES.join(', ')}` });
+
 export const BOX_URL = z
   .string()
   .max(2048, 'must be at most 2048 characters')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ChecksumType } from '../blobs/blob-store';
-import { invalid } from '../http/errors';
+import { HangarError, invalid } from '../http/errors';
 import { Db, UniqueViolation } from '../storage';
 import type { BoxRow } from './boxes';
 import type { Owner } from './owners';
@@ -11,6 +11,10 @@ export interface ProviderRow {
   readonly version_id: string;
   readonly name: string;
   readonly name_lower: string;
+  /** One of names.ts ARCHITECTURES; `unknown` for providers published without one. */
+  readonly architecture: string;
+  /** 1 for exactly one row per provider name of a version: what API v1 and Vagrant before 2.4 see. */
+  readonly default_architecture: number;
   readonly original_url: string | null;
   readonly checksum: string | null;
   readonly checksum_type: ChecksumType | null;
@@ -30,7 +34,13 @@ export interface ProviderFields {
   readonly url?: string;
   readonly checksum?: string;
   readonly checksumType?: ChecksumType;
+  readonly architecture?: string;
+  /** true makes this row its name's default; false is refused for the default while other architectures exist. */
+  readonly defaultArchitecture?: boolean;
 }
+
+/** The two API versions: v1 sees one provider per name (its default architecture), v2 every architecture. */
+export type RegistryApi = 'v1' | 'v2';
 
 const HEX_LENGTH: Record<ChecksumType, number> = { md5: 32, sha1: 40, sha256: 64, sha384: 96, sha512: 128 };
 
@@ -42,13 +52,67 @@ export function isReady(p: ProviderRow): boolean {
 export async function providersOf(db: Db, versionIds: readonly string[]): Promise<ProviderRow[]> {
   if (versionIds.length === 0) return [];
   return db.all<ProviderRow>(
-    `SELECT * FROM registry_providers WHERE version_id IN (${versionIds.map(() => '?').join(', ')}) ORDER BY name_lower`,
+    // The default architecture last within its name: Vagrant before 2.4 keeps the last entry of a name.
+    `SELECT * FROM registry_providers WHERE version_id IN (${versionIds.map(() => '?').join(', ')})
+     ORDER BY name_lower, default_architecture, architecture`,
     versionIds,
   );
 }
 
-export async function findProvider(db: Db, versionId: string, name: string): Promise<ProviderRow | undefined> {
-  return db.get<ProviderRow>('SELECT * FROM registry_providers WHERE version_id = ? AND name_lower = ?', [versionId, name.toLowerCase()]);
+/** A provider by name and architecture; without an architecture (API v1), the name's default one. */
+export async function findProvider(db: Db, versionId: string, name: string, architecture?: string): Promise<ProviderRow | undefined> {
+  return architecture === undefined
+    ? db.get<ProviderRow>('SELECT * FROM registry_providers WHERE version_id = ? AND name_lower = ? AND default_architecture = 1', [
+      versionId,
+      name.toLowerCase(),
+    ])
+    : db.get<ProviderRow>('SELECT * FROM registry_providers WHERE version_id = ? AND name_lower = ? AND architecture = ?', [
+      versionId,
+      name.toLowerCase(),
+      architecture,
+    ]);
+}
+
+/** Only v1's view: the default architecture of each name. */
+export function visibleProviders(rows: readonly ProviderRow[], api: RegistryApi): readonly ProviderRow[] {
+  return api === 'v1' ? rows.filter((p) => p.default_architecture === 1) : rows;
+}
+
+/**
+ * Keeps one default architecture per provider name of a version: `id` (when given) becomes the
+ * default; a name left without one (its first architecture, or after its default was deleted or
+ * renamed away) gets its oldest architecture as default, as the public registry makes the first
+ * provider of a name its default.
+ */
+async function settleDefault(db: Db, versionId: string, nameLower: string, id?: string): Promise<void> {
+  try {
+    if (id) {
+      // Two statements: PostgreSQL checks the one-default index row by row, so a swap in one UPDATE could fail.
+      await db.run('UPDATE registry_providers SET default_architecture = 0 WHERE version_id = ? AND name_lower = ? AND id <> ?', [
+        versionId,
+        nameLower,
+        id,
+      ]);
+      await db.run('UPDATE registry_providers SET default_architecture = 1 WHERE id = ?', [id]);
+      return;
+    }
+    await db.run(
+      `UPDATE registry_providers SET default_architecture = 1 WHERE id = (
+         SELECT id FROM registry_providers WHERE version_id = ? AND name_lower = ? ORDER BY created_at, id LIMIT 1
+       ) AND NOT EXISTS (SELECT 1 FROM registry_providers WHERE version_id = ? AND name_lower = ? AND default_architecture = 1)`,
+      [versionId, nameLower, versionId, nameLower],
+    );
+  } catch (err) {
+    // The one-default index: two concurrent changes of one name's architectures.
+    if (err instanceof UniqueViolation) {
+      throw new HangarError(409, ['Another change to the architectures of this provider happened at the same time; retry']);
+    }
+    throw err;
+  }
+}
+
+async function reread(db: Db, id: string): Promise<ProviderRow> {
+  return (await db.get<ProviderRow>('SELECT * FROM registry_providers WHERE id = ?', [id]))!;
 }
 
 export async function insertProvider(db: Db, version: VersionRow, fields: ProviderFields & { name: string }, now: number): Promise<ProviderRow> {
@@ -58,6 +122,8 @@ export async function insertProvider(db: Db, version: VersionRow, fields: Provid
     version_id: version.id,
     name: fields.name,
     name_lower: fields.name.toLowerCase(),
+    architecture: fields.architecture ?? 'unknown',
+    default_architecture: 0,
     original_url: fields.url || null,
     checksum: checksum.checksum,
     checksum_type: checksum.checksum_type,
@@ -69,15 +135,16 @@ export async function insertProvider(db: Db, version: VersionRow, fields: Provid
     created_at: now,
     updated_at: now,
   };
-  await uniqueProvider(row.name, () =>
+  await uniqueProvider(row, () =>
     db.run(
-      `INSERT INTO registry_providers (id, version_id, name, name_lower, original_url, checksum, checksum_type, downloads,
-         created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`,
-      [row.id, row.version_id, row.name, row.name_lower, row.original_url, row.checksum, row.checksum_type, now, now],
+      `INSERT INTO registry_providers (id, version_id, name, name_lower, architecture, default_architecture, original_url, checksum,
+         checksum_type, downloads, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, 0, ?, ?)`,
+      [row.id, row.version_id, row.name, row.name_lower, row.architecture, row.original_url, row.checksum, row.checksum_type, now, now],
     ),
   );
+  await settleDefault(db, version.id, row.name_lower, fields.defaultArchitecture ? row.id : undefined);
   await touchBox(db, version.box_id, now);
-  return row;
+  return reread(db, row.id);
 }
 
 /**
@@ -102,29 +169,48 @@ export async function updateProvider(
       throw invalid(`provider.checksum: the uploaded file's ${checksum.checksum_type} is ${digest}, not ${checksum.checksum}`);
     }
   }
+  const name = fields.name ?? row.name;
   const next: ProviderRow = {
     ...row,
-    name: fields.name ?? row.name,
-    name_lower: (fields.name ?? row.name).toLowerCase(),
+    name,
+    name_lower: name.toLowerCase(),
+    architecture: fields.architecture ?? row.architecture,
+    // A row moving to another name joins it as a non-default architecture (settleDefault decides).
+    default_architecture: name.toLowerCase() === row.name_lower ? row.default_architecture : 0,
     original_url: url,
     ...checksum,
     ...(dropBlob ? { blob_id: null, blob_size: null, blob_digest_type: null, blob_digest: null } : {}),
     updated_at: now,
   };
+  if (fields.defaultArchitecture === false && next.default_architecture === 1) {
+    const others = await db.get<{ id: string }>('SELECT id FROM registry_providers WHERE version_id = ? AND name_lower = ? AND id <> ?', [
+      version.id,
+      next.name_lower,
+      row.id,
+    ]);
+    if (others) {
+      throw invalid(`provider.default_architecture: ${next.architecture} is the default architecture of ${next.name}; make another architecture the default instead`);
+    }
+  }
   if (dropBlob) await discardBlob(db, row.blob_id!, now);
-  await uniqueProvider(next.name, () =>
+  await uniqueProvider(next, () =>
     db.run(
-      `UPDATE registry_providers SET name = ?, name_lower = ?, original_url = ?, checksum = ?, checksum_type = ?, blob_id = ?,
-         blob_size = ?, blob_digest_type = ?, blob_digest = ?, updated_at = ? WHERE id = ?`,
-      [next.name, next.name_lower, next.original_url, next.checksum, next.checksum_type, next.blob_id, next.blob_size,
-        next.blob_digest_type, next.blob_digest, now, row.id],
+      `UPDATE registry_providers SET name = ?, name_lower = ?, architecture = ?, default_architecture = ?, original_url = ?, checksum = ?,
+         checksum_type = ?, blob_id = ?, blob_size = ?, blob_digest_type = ?, blob_digest = ?, updated_at = ? WHERE id = ?`,
+      [next.name, next.name_lower, next.architecture, next.default_architecture, next.original_url, next.checksum, next.checksum_type,
+        next.blob_id, next.blob_size, next.blob_digest_type, next.blob_digest, now, row.id],
     ),
   );
+  if (next.name_lower !== row.name_lower) await settleDefault(db, version.id, row.name_lower);
+  await settleDefault(db, version.id, next.name_lower, fields.defaultArchitecture ? row.id : undefined);
   await touchBox(db, version.box_id, now);
-  return next;
+  return reread(db, row.id);
 }
 
-/** Deletes a provider; a released version keeps at least one valid provider. */
+/**
+ * Deletes a provider; a released version keeps at least one valid provider. Deleting a name's
+ * default architecture makes its oldest remaining architecture the default.
+ */
 export async function deleteProvider(db: Db, version: VersionRow, row: ProviderRow, now: number): Promise<void> {
   if (version.status === 'active' && isReady(row)) {
     const others = (await providersOf(db, [version.id])).filter((p) => p.id !== row.id && isReady(p));
@@ -139,6 +225,7 @@ export async function deleteProvider(db: Db, version: VersionRow, row: ProviderR
     [now, row.id, now, row.id],
   );
   await db.run('DELETE FROM registry_providers WHERE id = ?', [row.id]);
+  await settleDefault(db, version.id, row.name_lower);
   await touchBox(db, version.box_id, now);
 }
 
@@ -166,32 +253,39 @@ function checksumOf(
   return { checksum, checksum_type: checksum ? type : null };
 }
 
-async function uniqueProvider(name: string, write: () => Promise<unknown>): Promise<void> {
+async function uniqueProvider(p: ProviderRow, write: () => Promise<unknown>): Promise<void> {
   try {
     await write();
   } catch (err) {
-    if (err instanceof UniqueViolation) throw invalid(`provider.name: provider ${name} already exists for this version`);
+    if (err instanceof UniqueViolation) {
+      throw invalid(`provider.architecture: provider ${p.name} with architecture ${p.architecture} already exists for this version`);
+    }
     throw err;
   }
 }
 
-/** The download URL of a provider, the one the box metadata lists. */
-export function downloadUrl(baseUrl: string, owner: Owner, box: BoxRow, version: VersionRow, p: ProviderRow): string {
-  return `${baseUrl}/${owner.username}/boxes/${box.name}/versions/${version.version}/providers/${p.name}.box`;
+/**
+ * The download URL of a provider: v1's `.../providers/NAME.box` (the name's default architecture)
+ * or, as the public registry's v2 and box metadata list them, `.../providers/NAME/ARCH/vagrant.box`.
+ */
+export function downloadUrl(baseUrl: string, owner: Owner, box: BoxRow, version: VersionRow, p: ProviderRow, api: RegistryApi): string {
+  const base = `${baseUrl}/${owner.username}/boxes/${box.name}/versions/${version.version}/providers/${p.name}`;
+  return api === 'v1' ? `${base}.box` : `${base}/${p.architecture}/vagrant.box`;
 }
 
-/** The Provider resource of the spec. */
-export function serializeProvider(baseUrl: string, owner: Owner, box: BoxRow, version: VersionRow, p: ProviderRow) {
+/** The Provider resource of the spec; v2 adds `architecture` and `default_architecture`. */
+export function serializeProvider(baseUrl: string, owner: Owner, box: BoxRow, version: VersionRow, p: ProviderRow, api: RegistryApi) {
   const hosted = p.blob_id !== null;
-  return {
+  const v1 = {
     name: p.name,
     hosted,
     hosted_token: hosted ? p.blob_id : null,
     original_url: p.original_url,
     created_at: new Date(p.created_at).toISOString(),
     updated_at: new Date(p.updated_at).toISOString(),
-    download_url: downloadUrl(baseUrl, owner, box, version, p),
+    download_url: downloadUrl(baseUrl, owner, box, version, p, api),
     checksum: p.checksum,
     checksum_type: p.checksum_type,
   };
+  return api === 'v1' ? v1 : { ...v1, architecture: p.architecture, default_architecture: p.default_architecture === 1 };
 }

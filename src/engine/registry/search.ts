@@ -6,6 +6,7 @@ import { Owner } from './owners';
 export interface SearchQuery {
   readonly q?: string;
   readonly provider?: string;
+  readonly architecture?: string;
   readonly sort: 'downloads' | 'created' | 'updated';
   readonly order: 'asc' | 'desc';
   readonly limit: number;
@@ -60,9 +61,18 @@ export async function searchBoxes(db: Db, actor: RegistryActor | undefined, quer
     where.push(owners.length ? `(b.is_private = 0 OR b.owner_id IN (${owners.map(() => '?').join(', ')}))` : 'b.is_private = 0');
     params.push(...owners);
   }
+  // Provider and architecture together: one provider row with both.
+  const providerWhere: string[] = [];
   if (query.provider) {
-    where.push('EXISTS (SELECT 1 FROM registry_providers p WHERE p.version_id = b.current_version_id AND p.name_lower = ?)');
+    providerWhere.push('p.name_lower = ?');
     params.push(query.provider.toLowerCase());
+  }
+  if (query.architecture) {
+    providerWhere.push('p.architecture = ?');
+    params.push(query.architecture);
+  }
+  if (providerWhere.length) {
+    where.push(`EXISTS (SELECT 1 FROM registry_providers p WHERE p.version_id = b.current_version_id AND ${providerWhere.join(' AND ')})`);
   }
   const words = await byRarity(db, [...new Set(searchTerms(query.q ?? ''))].slice(0, 8));
   const direction = query.order === 'asc' ? 'ASC' : 'DESC';

@@ -5,7 +5,7 @@ import { Db, UniqueViolation } from '../storage';
 import { canWrite, RegistryActor } from './access';
 import { BoxRow, findVisibleBox } from './boxes';
 import { Owner } from './owners';
-import { isReady, ProviderRow, providersOf, serializeProvider } from './providers';
+import { isReady, ProviderRow, providersOf, RegistryApi, serializeProvider, visibleProviders } from './providers';
 
 /** Version states: `unreleased` on creation, `active` once released, `revoked` after a revoke. */
 export type VersionStatus = 'unreleased' | 'active' | 'revoked';
@@ -189,8 +189,9 @@ export function serializeVersion(
   box: BoxRow,
   row: VersionRow,
   providers: readonly ProviderRow[],
+  api: RegistryApi,
 ) {
-  const path = `${baseUrl}/api/v1/box/${owner.username}/${box.name}/version/${row.version}`;
+  const path = `${baseUrl}/api/${api}/box/${owner.username}/${box.name}/version/${row.version}`;
   return {
     version: row.version,
     number: row.version,
@@ -201,12 +202,12 @@ export function serializeVersion(
     updated_at: new Date(row.updated_at).toISOString(),
     release_url: `${path}/release`,
     revoke_url: `${path}/revoke`,
-    providers: providers.map((p) => serializeProvider(baseUrl, owner, box, row, p)),
+    providers: visibleProviders(providers, api).map((p) => serializeProvider(baseUrl, owner, box, row, p, api)),
   };
 }
 
 /** Versions with their providers, in two queries. */
-export async function serializeVersions(db: Db, baseUrl: string, owner: Owner, box: BoxRow, rows: readonly VersionRow[]) {
+export async function serializeVersions(db: Db, baseUrl: string, owner: Owner, box: BoxRow, rows: readonly VersionRow[], api: RegistryApi) {
   const providers = await providersOf(db, rows.map((r) => r.id));
-  return rows.map((r) => serializeVersion(baseUrl, owner, box, r, providers.filter((p) => p.version_id === r.id)));
+  return rows.map((r) => serializeVersion(baseUrl, owner, box, r, providers.filter((p) => p.version_id === r.id), api));
 }

@@ -150,4 +150,46 @@ describe.each(STORAGE_KINDS)('registry client and the box reconcilers (%s)', (ki
     await server.engine.scheduler.runOnce();
     expect(blobFiles(server.dataDir).partial).toEqual([]);
   });
+
+  test('architectures: providers keyed by architecture go through API v2; defaultArchitecture is applied in place', async () => {
+    const transport = transports.http;
+    const clients: Clients = {
+      registry: new RegistryClient(transport, token),
+      secrets: new SecretsClient(transport, token),
+      catalog: new CatalogClient(transport, token),
+      target: 'http',
+      close: async () => {},
+    };
+    const version = 'alice/arch/1.0.0';
+    const amd64 = `${version}/virtualbox/amd64`;
+    const arm64 = `${version}/virtualbox/arm64`;
+    const file = join(dir, 'arch-arm64.box');
+    writeFileSync(file, 'arm64 build');
+    expect(await boxKind.upsert(clients, 'alice/arch', { private: false })).toBe('created');
+    expect(await boxVersionKind.upsert(clients, version, { description: '' })).toBe('created');
+    const url = { url: 'https://example.com/amd64.box', checksum: '', checksumType: '' as const };
+    expect(await boxProviderKind.upsert(clients, amd64, url)).toBe('created');
+    const uploaded = { file, checksum: sha256('arm64 build'), checksumType: 'sha256' as const, defaultArchitecture: true };
+    expect(await boxProviderKind.upsert(clients, arm64, uploaded)).toBe('created');
+    expect(await boxProviderKind.upsert(clients, arm64, uploaded)).toBe('unchanged');
+    // amd64 was the first, hence the default, until arm64 asked for it; amd64 asks nothing, so no drift.
+    expect(await boxProviderKind.upsert(clients, amd64, url)).toBe('unchanged');
+    const v1 = await clients.registry.getProvider('alice', 'arch', '1.0.0', 'virtualbox');
+    expect(v1).toMatchObject({ hosted: true, checksum: sha256('arm64 build') });
+    expect(v1).not.toHaveProperty('architecture');
+
+    // Taking the default over is an update in place.
+    expect(await boxProviderKind.upsert(clients, amd64, { ...url, defaultArchitecture: true })).toBe('updated');
+    expect(await clients.registry.getProvider('alice', 'arch', '1.0.0', { name: 'virtualbox', architecture: 'amd64' })).toMatchObject({
+      architecture: 'amd64',
+      default_architecture: true,
+    });
+    expect(differences(uploaded, (await boxProviderKind.read(clients, arm64, uploaded))!)).toEqual(['defaultArchitecture']);
+    // The pre-architecture key (owner/name/version/provider) still means the default architecture.
+    expect((await boxProviderKind.read(clients, `${version}/virtualbox`, url))!).toMatchObject({ url: url.url });
+    expect(await boxProviderKind.delete(clients, arm64)).toBe(true);
+    expect(await boxProviderKind.delete(clients, arm64)).toBe(false);
+    expect(await boxProviderKind.delete(clients, amd64)).toBe(true);
+    expect(await boxKind.delete(clients, 'alice/arch')).toBe(true);
+  });
 });

@@ -33,6 +33,16 @@ async function checkPassword(engine: Engine, login: string, password: string): P
   return user;
 }
 
+/** GET /api/v1/authenticate (and /api/v2/authenticate, routes/v2.ts): validates the caller's token. */
+export const validateTokenRoute = registryRoute({
+  method: 'GET',
+  path: '/api/v1/authenticate',
+  permission: 'user',
+  transaction: 'read',
+  // The Vagrant CLI reads the caller's username from here (`user.username`).
+  handler: async (_input, ctx) => new Reply(200, ctx.actor?.kind === 'user' ? { user: { username: ctx.actor.user.username } } : {}),
+});
+
 /** /api/v1/authenticate (create, validate and delete tokens) and /api/v1/two-factor/request-code. */
 export const authenticateRoutes = [
   registryRoute({
@@ -53,14 +63,7 @@ export const authenticateRoutes = [
       return new Reply(200, token);
     },
   }),
-  registryRoute({
-    method: 'GET',
-    path: '/api/v1/authenticate',
-    permission: 'user',
-    transaction: 'read',
-    // The Vagrant CLI reads the caller's username from here (`user.username`).
-    handler: async (_input, ctx) => new Reply(200, ctx.actor?.kind === 'user' ? { user: { username: ctx.actor.user.username } } : {}),
-  }),
+  validateTokenRoute,
   registryRoute({
     method: 'DELETE',
     path: '/api/v1/authenticate',

@@ -4,6 +4,7 @@ import { requireWrite } from '../access';
 import { deleteBox, findBox, findVisibleBox, insertBox, serializeBox, updateBox } from '../boxes';
 import { BOX_NAME, DESCRIPTION, SHORT_DESCRIPTION, USERNAME } from '../names';
 import { findOwner } from '../owners';
+import { RegistryApi } from '../providers';
 import { findBoxPlace } from '../versions';
 import { registryRoute } from './route';
 
@@ -38,11 +39,11 @@ function privacy(fields: { is_private?: boolean | null; private?: boolean | null
   return fields.is_private ?? fields.private ?? undefined;
 }
 
-/** /api/v1/boxes and /api/v1/box/:username/:name */
-export const boxRoutes = [
+/** /api/{v1,v2}/boxes and /api/{v1,v2}/box/:username/:name: one table per API version, the same handlers. */
+export const boxRoutesFor = (api: RegistryApi) => [
   registryRoute({
     method: 'POST',
-    path: '/api/v1/boxes',
+    path: `/api/${api}/boxes`,
     body: CreateBox,
     permission: 'user',
     handler: async ({ body: { box } }, ctx) => {
@@ -64,23 +65,23 @@ export const boxRoutes = [
         },
         ctx.now,
       );
-      return serializeBox(ctx.db, ctx.baseUrl, owner, row, { withVersions: true, writable: true });
+      return serializeBox(ctx.db, ctx.baseUrl, owner, row, { withVersions: true, writable: true, api });
     },
   }),
   registryRoute({
     method: 'GET',
-    path: '/api/v1/box/:username/:name',
+    path: `/api/${api}/box/:username/:name`,
     params: BoxPath,
     permission: 'public',
     transaction: 'read',
     handler: async ({ params }, ctx) => {
       const { owner, box, writable } = await findBoxPlace(ctx.db, ctx.actor, params.username, params.name);
-      return serializeBox(ctx.db, ctx.baseUrl, owner, box, { withVersions: true, writable });
+      return serializeBox(ctx.db, ctx.baseUrl, owner, box, { withVersions: true, writable, api });
     },
   }),
   registryRoute({
     method: 'PUT',
-    path: '/api/v1/box/:username/:name',
+    path: `/api/${api}/box/:username/:name`,
     params: BoxPath,
     body: UpdateBox,
     permission: 'user',
@@ -99,20 +100,22 @@ export const boxRoutes = [
         },
         ctx.now,
       );
-      return serializeBox(ctx.db, ctx.baseUrl, found.owner, row, { withVersions: true, writable: true });
+      return serializeBox(ctx.db, ctx.baseUrl, found.owner, row, { withVersions: true, writable: true, api });
     },
   }),
   registryRoute({
     method: 'DELETE',
-    path: '/api/v1/box/:username/:name',
+    path: `/api/${api}/box/:username/:name`,
     params: BoxPath,
     permission: 'user',
     handler: async ({ params }, ctx) => {
       const { owner, box } = await findVisibleBox(ctx.db, ctx.actor, params.username, params.name);
       await requireWrite(ctx.db, ctx.actor, owner, box.is_private === 1);
-      const body = await serializeBox(ctx.db, ctx.baseUrl, owner, box, { withVersions: true, writable: true });
+      const body = await serializeBox(ctx.db, ctx.baseUrl, owner, box, { withVersions: true, writable: true, api });
       await deleteBox(ctx.db, box, ctx.now);
       return body;
     },
   }),
 ];
+
+export const boxRoutes = boxRoutesFor('v1');

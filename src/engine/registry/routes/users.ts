@@ -6,13 +6,14 @@ import { canRead } from '../access';
 import { BoxRow, serializeBoxList } from '../boxes';
 import { USERNAME } from '../names';
 import { findOwner } from '../owners';
+import { RegistryApi } from '../providers';
 import { registryRoute } from './route';
 
-/** GET /api/v1/user/:username: a user or an organization, with the boxes the caller may see. */
-export const userRoutes = [
+/** GET /api/{v1,v2}/user/:username: a user or an organization, with the boxes the caller may see. */
+export const userRoutesFor = (api: RegistryApi) => [
   registryRoute({
     method: 'GET',
-    path: '/api/v1/user/:username',
+    path: `/api/${api}/user/:username`,
     params: z.object({ username: USERNAME }),
     permission: 'public',
     transaction: 'read',
@@ -29,8 +30,10 @@ export const userRoutes = [
         avatar_url: `https://www.gravatar.com/avatar/${sha256Hex((owner.email ?? owner.username).trim().toLowerCase())}?d=identicon`,
         profile_html: renderMarkdown(owner.profile_markdown),
         profile_markdown: owner.profile_markdown,
-        boxes: await serializeBoxList(ctx.db, ctx.baseUrl, visible),
+        boxes: await serializeBoxList(ctx.db, ctx.baseUrl, visible, api),
       };
     },
   }),
 ];
+
+export const userRoutes = userRoutesFor('v1');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Db } from '../../storage';
 import { RegistryActor, requireWrite } from '../access';
 import { BOX_NAME, DESCRIPTION, USERNAME, VERSION } from '../names';
-import { providersOf } from '../providers';
+import { providersOf, RegistryApi } from '../providers';
 import {
   deleteVersion,
   findBoxPlace,
@@ -36,26 +36,29 @@ export async function writableVersion(
   return found;
 }
 
-async function render(db: Db, baseUrl: string, place: VersionPlace, version: VersionRow) {
-  return serializeVersion(baseUrl, place.owner, place.box, version, await providersOf(db, [version.id]));
+async function render(db: Db, baseUrl: string, place: VersionPlace, version: VersionRow, api: RegistryApi) {
+  return serializeVersion(baseUrl, place.owner, place.box, version, await providersOf(db, [version.id]), api);
 }
 
-/** /api/v1/box/:username/:name/versions and /api/v1/box/:username/:name/version/:version[/release|/revoke] */
-export const versionRoutes = [
+/**
+ * /api/{v1,v2}/box/:username/:name/versions and /api/{v1,v2}/box/:username/:name/version/:version[/release|/revoke]:
+ * one table per API version, the same handlers.
+ */
+export const versionRoutesFor = (api: RegistryApi) => [
   registryRoute({
     method: 'GET',
-    path: '/api/v1/box/:username/:name/version/:version',
+    path: `/api/${api}/box/:username/:name/version/:version`,
     params: VersionPath,
     permission: 'public',
     transaction: 'read',
     handler: async ({ params }, ctx) => {
       const found = await findVisibleVersion(ctx.db, ctx.actor, params.username, params.name, params.version);
-      return render(ctx.db, ctx.baseUrl, found, found.version);
+      return render(ctx.db, ctx.baseUrl, found, found.version, api);
     },
   }),
   registryRoute({
     method: 'POST',
-    path: '/api/v1/box/:username/:name/versions',
+    path: `/api/${api}/box/:username/:name/versions`,
     params: BoxPath,
     body: CreateVersion,
     permission: 'user',
@@ -63,12 +66,12 @@ export const versionRoutes = [
       const place = await findBoxPlace(ctx.db, ctx.actor, params.username, params.name);
       await requireWrite(ctx.db, ctx.actor, place.owner, place.box.is_private === 1);
       const row = await insertVersion(ctx.db, place.box, version.version, version.description ?? '', ctx.now);
-      return render(ctx.db, ctx.baseUrl, place, row);
+      return render(ctx.db, ctx.baseUrl, place, row, api);
     },
   }),
   registryRoute({
     method: 'PUT',
-    path: '/api/v1/box/:username/:name/version/:version',
+    path: `/api/${api}/box/:username/:name/version/:version`,
     params: VersionPath,
     body: UpdateVersion,
     permission: 'user',
@@ -80,39 +83,41 @@ export const versionRoutes = [
         { version: version.version ?? undefined, description: version.description ?? undefined },
         ctx.now,
       );
-      return render(ctx.db, ctx.baseUrl, found, row);
+      return render(ctx.db, ctx.baseUrl, found, row, api);
     },
   }),
   registryRoute({
     method: 'DELETE',
-    path: '/api/v1/box/:username/:name/version/:version',
+    path: `/api/${api}/box/:username/:name/version/:version`,
     params: VersionPath,
     permission: 'user',
     handler: async ({ params }, ctx) => {
       const found = await writableVersion(ctx.db, ctx.actor, params);
-      const body = await render(ctx.db, ctx.baseUrl, found, found.version);
+      const body = await render(ctx.db, ctx.baseUrl, found, found.version, api);
       await deleteVersion(ctx.db, found.version, ctx.now);
       return body;
     },
   }),
   registryRoute({
     method: 'PUT',
-    path: '/api/v1/box/:username/:name/version/:version/release',
+    path: `/api/${api}/box/:username/:name/version/:version/release`,
     params: VersionPath,
     permission: 'user',
     handler: async ({ params }, ctx) => {
       const found = await writableVersion(ctx.db, ctx.actor, params);
-      return render(ctx.db, ctx.baseUrl, found, await releaseVersion(ctx.db, found.version, ctx.now));
+      return render(ctx.db, ctx.baseUrl, found, await releaseVersion(ctx.db, found.version, ctx.now), api);
     },
   }),
   registryRoute({
     method: 'PUT',
-    path: '/api/v1/box/:username/:name/version/:version/revoke',
+    path: `/api/${api}/box/:username/:name/version/:version/revoke`,
     params: VersionPath,
     permission: 'user',
     handler: async ({ params }, ctx) => {
       const found = await writableVersion(ctx.db, ctx.actor, params);
-      return render(ctx.db, ctx.baseUrl, found, await revokeVersion(ctx.db, found.version, ctx.now));
+      return render(ctx.db, ctx.baseUrl, found, await revokeVersion(ctx.db, found.version, ctx.now), api);
     },
   }),
 ];
+
+export const versionRoutes = versionRoutesFor('v1');
