@@ -11,33 +11,11 @@ import Fastify from 'fastify';
 import { Pool } from 'undici';
 import { Engine } from '../src/engine/engine';
 import { listen } from '../src/engine/http/server';
+import { line, load } from './http-load';
 import { newKey, sign } from '../test/engine/secrets/jwt-helpers';
 import { tempDir } from '../test/helpers/storage';
 
 const ROOT = 'bench-root-token';
-
-/** Runs `once` from `concurrency` loops for `seconds`; returns requests per second and p50/p99 in ms. */
-async function load(seconds: number, concurrency: number, once: () => Promise<void>) {
-  const times: number[] = [];
-  const deadline = Date.now() + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (Date.now() < deadline) {
-        const start = process.hrtime.bigint();
-        await once();
-        times.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-    }),
-  );
-  times.sort((a, b) => a - b);
-  const at = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))];
-  return { rps: times.length / seconds, p50: at(50), p99: at(99), count: times.length };
-}
-
-function line(name: string, r: { rps: number; p50: number; p99: number }, baseline?: { rps: number }) {
-  const ratio = baseline ? `  ${((r.rps / baseline.rps) * 100).toFixed(1)}% of baseline` : '';
-  console.log(`${name.padEnd(40)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.p50.toFixed(2).padStart(6)} ms  p99 ${r.p99.toFixed(2).padStart(6)} ms${ratio}`);
-}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

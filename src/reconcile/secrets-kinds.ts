@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { Clients } from './clients';
 import { differences, Outcome, ResourceKind } from './kind';
+import { named, pathKind } from './secrets-path-kind';
 import type { SecretsMountInfo } from '../client/secrets';
+
+// Kept importable from here for the engines' kinds files.
+export { splitRoleKey } from './secrets-path-kind';
 
 /**
  * The secrets service's managed objects: secrets engines, auth methods, ACL policies, and the
@@ -71,7 +75,7 @@ export const secretsPolicyKind: ResourceKind<z.infer<typeof PolicyDesired>> = {
 };
 
 /** A value named by an environment variable; a clear error when it is not set. */
-function fromEnv(name: string | undefined, prop: string): string | undefined {
+export function fromEnv(name: string | undefined, prop: string): string | undefined {
   if (!name) return undefined;
   const value = process.env[name];
   if (value === undefined || value === '') throw new Error(`the environment variable ${name} (${prop}) is not set: it holds the value at deploy time`);
@@ -179,35 +183,11 @@ export const secretsJwtConfigKind: ResourceKind<JwtConfigDesired> = {
 
 const JwtRoleDesired = z.record(z.string(), z.unknown());
 
-/** `mount/name` of a role's key. */
-function splitRoleKey(key: string): [string, string] {
-  const at = key.lastIndexOf('/');
-  if (at <= 0 || at === key.length - 1) throw new Error(`role key "${key}" is not of the form mount/name`);
-  return [key.slice(0, at), key.slice(at + 1)];
-}
-
-export const secretsJwtRoleKind: ResourceKind<Record<string, unknown>> = {
+export const secretsJwtRoleKind = pathKind<Record<string, unknown>>({
   kind: 'secrets.jwt-role',
   deleteOrder: 30,
   desired: JwtRoleDesired,
-  async read(clients, key) {
-    const [mount, name] = splitRoleKey(key);
-    const res = await clients.secrets.read(`auth/${mount}/role/${name}`);
-    return res?.data ?? undefined;
-  },
-  async upsert(clients, key, desired) {
-    const [mount, name] = splitRoleKey(key);
-    const actual = await this.read(clients, key);
-    if (actual && differences(desired, actual).length === 0) return 'unchanged';
-    await clients.secrets.write(`auth/${mount}/role/${name}`, desired);
-    return actual ? 'updated' : 'created';
-  },
-  async delete(clients, key) {
-    const [mount, name] = splitRoleKey(key);
-    const existed = (await this.read(clients, key)) !== undefined;
-    if (existed) await clients.secrets.delete(`auth/${mount}/role/${name}`);
-    return existed;
-  },
-};
+  path: named('role', 'auth/'),
+});
 
 export const SECRETS_KINDS = [secretsMountKind, secretsAuthKind, secretsPolicyKind, secretsJwtConfigKind, secretsJwtRoleKind] as const;

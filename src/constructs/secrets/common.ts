@@ -33,3 +33,42 @@ export function httpUrl(what: string, value: string | undefined): string | undef
   if (value !== undefined && !/^https?:\/\/[^\s/]+(\/\S*)?$/.test(value)) throw new Error(`${what} "${value}" is not an http(s) URL`);
   return value;
 }
+
+/**
+ * Seconds of a TTL prop and of its maximum; throws when both are set and the TTL is the longer.
+ * `names` are the two props' names as the user wrote them (e.g. ['ttl', 'maxTtl']).
+ */
+export function ttlWithMax(what: string, names: [string, string], ttl: string | undefined, maxTtl: string | undefined): [number, number] {
+  const [ttlName, maxName] = names;
+  const seconds = durationSeconds(`${what} ${ttlName}`, ttl);
+  const maxSeconds = durationSeconds(`${what} ${maxName}`, maxTtl);
+  if (maxSeconds && seconds > maxSeconds) {
+    throw new Error(`${what}: ${ttlName} (${seconds}s) is longer than ${maxName} (${maxSeconds}s); shorten it or raise ${maxName}`);
+  }
+  return [seconds, maxSeconds];
+}
+
+/**
+ * The path of an engine's mount, given as a mount construct (`prop`, which must be of `type`) or as
+ * a path (`path`, else `fallback`); throws when the construct is another engine's mount.
+ */
+export function engineMountPath(
+  what: string,
+  mount: { readonly type: string; readonly path: string } | undefined,
+  path: string | undefined,
+  engine: { readonly type: string; readonly fallback: string; readonly prop?: string; readonly give?: string },
+): string {
+  if (mount && mount.type !== engine.type) {
+    throw new Error(`${what}: ${engine.prop ?? 'mount'} is a "${mount.type}" mount; give ${engine.give ?? `a SecretsMount of type "${engine.type}"`}`);
+  }
+  return mount?.path ?? mountPath(`${what} path`, path ?? engine.fallback);
+}
+
+/** A role or object name of letters, digits, "_", "-", "." (and "@" where `at`), not first or last; throws with the fix. */
+export function objectName(what: string, value: string, at = false): string {
+  const rule = at ? /^\w([\w.@-]{0,126}\w)?$/ : /^\w([\w.-]{0,126}\w)?$/;
+  if (!rule.test(value)) {
+    throw new Error(`${what} name "${value}" is invalid: use letters, digits, "_", "-"${at ? ', "." and "@"' : ' and "."'} (not first or last)`);
+  }
+  return value;
+}
