@@ -1,0 +1,300 @@
+import { KeyObject } from 'node:crypto';
+import { z } from 'zod';
+import { checkNames, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
+import { PkiRole, readRole, RoleBody, checkRole } from './roles';
+import { Ca, chainOf, putCert, readCa, readUrls } from './store';
+import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
+import {
+  colonSerial, exportPrivateKey, generateKey, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, sanExtension, signCertificate, SignedCert, x509,
+} from './x509';
+import { commaList, duration, flexibleBoolean } from '../../core/durations';
+import { badInput } from '../../core/request';
+import { SYSTEM_MAX_TTL } from '../../core/tokens';
+import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
+
+/** Subject fields a role or a CA request sets (comma strings or lists). */
+export const SubjectFields = {
+  ou: commaList.optional(),
+  organization: commaList.optional(),
+  country: commaList.optional(),
+  locality: commaList.optional(),
+  province: commaList.optional(),
+  street_address: commaList.optional(),
+  postal_code: commaList.optional(),
+  serial_number: z.string().optional(),
+};
+
+/** The names a certificate request asks for. */
+export const NameFields = {
+  common_name: z.string().max(1024).optional(),
+  alt_names: commaList.optional(),
+  ip_sans: commaList.optional(),
+  uri_sans: commaList.optional(),
+  other_sans: commaList.optional(),
+  exclude_cn_from_sans: flexibleBoolean.default(false),
+  ttl: duration().optional(),
+};
+
+export const OutputFields = {
+  format: z.enum(['pem', 'der', 'pem_bundle'], { message: 'must be pem, der or pem_bundle' }).default('pem'),
+  private_key_format: z.enum(['der', 'pkcs8', ''], { message: 'must be der or pkcs8' }).default('der'),
+};
+
+const IssueBody = z.object({ ...NameFields, ...OutputFields, serial_number: z.string().optional() });
+const SignBody = IssueBody.extend({ csr: z.string({ message: 'csr is required' }).max(64 * 1024) });
+const VerbatimBody = SignBody.extend({
+  key_usage: commaList.optional(),
+  ext_key_usage: commaList.optional(),
+  ext_key_usage_oids: commaList.optional(),
+});
+type IssueBody = z.infer<typeof IssueBody>;
+type SignBody = z.infer<typeof SignBody>;
+type Subject = { readonly [K in keyof typeof SubjectFields]?: K extends 'serial_number' ? string : readonly string[] };
+
+/** A subject in the order Go writes it (C, ST, L, street, postalCode, O, OU, CN, serialNumber). */
+export function subjectOf(s: Subject, commonName: string): x509.JsonName {
+  const rdns: Array<[string, readonly string[] | undefined]> = [
+    ['C', s.country],
+    ['ST', s.province],
+    ['L', s.locality],
+    ['2.5.4.9', s.street_address],
+    ['2.5.4.17', s.postal_code],
+    ['O', s.organization],
+    ['OU', s.ou],
+    ['CN', commonName ? [commonName] : undefined],
+    ['2.5.4.5', s.serial_number ? [s.serial_number] : undefined],
+  ];
+  return rdns.filter(([, v]) => v?.length).map(([k, v]) => ({ [k]: [...v!] }));
+}
+
+/** The names of a request body: alt names split into DNS names and emails; other SANs parsed. */
+export function requestedNames(b: Pick<IssueBody, 'common_name' | 'alt_names' | 'ip_sans' | 'uri_sans' | 'other_sans'>): Omit<RequestedNames, 'commonName'> {
+  const alt = b.alt_names ?? [];
+  return {
+    dns: alt.filter((n) => !n.includes('@')),
+    emails: alt.filter((n) => n.includes('@')),
+    ips: b.ip_sans ?? [],
+    uris: b.uri_sans ?? [],
+    others: (b.other_sans ?? []).map((o) => parseOtherSan('other_sans', o)),
+  };
+}
+
+/** The common name is also a SAN unless excluded: an email one if it has `@`, else a DNS one if it is a hostname. */
+export function withCommonName(n: Omit<RequestedNames, 'commonName'>, cn: string, exclude: boolean): RequestedNames {
+  if (!cn || exclude) return { ...n, commonName: cn };
+  if (cn.includes('@')) return { ...n, commonName: cn, emails: n.emails.includes(cn) ? n.emails : [cn, ...n.emails] };
+  if (isHostname(cn) && !n.dns.includes(cn)) return { ...n, commonName: cn, dns: [cn, ...n.dns] };
+  return { ...n, commonName: cn };
+}
+
+/**
+ * notAfter of a new certificate: the requested TTL, else the role's, else the mount's default;
+ * capped (with a warning) at the role's max_ttl or the mount's maximum; refused past the CA's own
+ * expiry, as the public service does.
+ */
+export function validity(
+  req: SecretsRequest,
+  ca: Ca | undefined,
+  requested: number | undefined,
+  roleTtl: number,
+  roleMax: number,
+): { notAfter: Date; warnings: string[] } {
+  const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
+  const max = roleMax > 0 ? roleMax : mountMax;
+  let ttl = requested && requested > 0 ? requested : roleTtl > 0 ? roleTtl : req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+  const warnings: string[] = [];
+  if (ttl > max) {
+    warnings.push(`TTL "${ttl}s" is longer than permitted maxTTL "${max}s", so maxTTL is being used`);
+    ttl = max;
+  }
+  // Whole seconds: certificates carry no fractions, and the CA check compares like with like.
+  const notAfter = new Date(Math.floor(req.now / 1000) * 1000 + ttl * 1000);
+  if (ca && notAfter > ca.cert.notAfter) {
+    throw badInput(`cannot satisfy request, as TTL would result in notAfter ${notAfter.toISOString()} that is beyond the expiration of the CA certificate at ${ca.cert.notAfter.toISOString()}`);
+  }
+  return { notAfter, warnings };
+}
+
+/** CRL distribution points and issuing-certificate URLs of config/urls. */
+export async function urlExtensions(req: SecretsRequest): Promise<x509.Extension[]> {
+  const urls = await readUrls(req.store);
+  const out: x509.Extension[] = [];
+  if (urls.crl_distribution_points.length) out.push(new x509.CRLDistributionPointsExtension(urls.crl_distribution_points));
+  if (urls.issuing_certificates.length || urls.ocsp_servers.length) {
+    out.push(new x509.AuthorityInfoAccessExtension({ caIssuers: urls.issuing_certificates, ocsp: urls.ocsp_servers }));
+  }
+  return out;
+}
+
+export async function requireCa(req: SecretsRequest): Promise<Ca> {
+  const ca = await readCa(req.store);
+  if (!ca) throw badInput('backend must be configured with a CA certificate/key (root/generate, intermediate/set-signed or config/ca)');
+  return ca;
+}
+
+/** The certificate fields of the response in the requested format. */
+export function certificateData(format: 'pem' | 'der' | 'pem_bundle', cert: SignedCert, chain: readonly string[], privateKey?: string): Record<string, unknown> {
+  const der = (p: string) => pemBlocks(p)[0].der.toString('base64');
+  const text = cert.pem;
+  const data: Record<string, unknown> = {
+    certificate: format === 'der' ? cert.der.toString('base64') : text,
+    issuing_ca: format === 'der' ? der(chain[0]) : chain[0],
+    ca_chain: format === 'der' ? chain.map(der) : chain,
+    serial_number: colonSerial(cert.serialNumber),
+    expiration: Math.floor(cert.notAfter.getTime() / 1000),
+  };
+  if (format === 'pem_bundle') data.certificate = [privateKey, text, ...chain].filter((p) => p).join('\n');
+  return data;
+}
+
+interface LeafInput {
+  readonly role: PkiRole;
+  readonly names: RequestedNames;
+  readonly subject: x509.JsonName | x509.Name;
+  readonly spki: Buffer;
+  readonly ttl?: number;
+}
+
+/**
+ * Builds, signs and (unless the role says `no_store`) stores a leaf certificate: the role's key
+ * usages, extended key usages (flags, names and OIDs), policies, basic constraints, validity.
+ */
+async function issueLeaf(req: SecretsRequest, ca: Ca, input: LeafInput): Promise<{ cert: SignedCert; warnings: string[] }> {
+  const { role } = input;
+  const { notAfter, warnings } = validity(req, ca, input.ttl, role.ttl, role.max_ttl);
+  const extensions: x509.Extension[] = [];
+  if (role.basic_constraints_valid_for_non_ca) extensions.push(new x509.BasicConstraintsExtension(false, undefined, true));
+  if (role.key_usage.length) extensions.push(new x509.KeyUsagesExtension(keyUsageFlags(role.key_usage), true));
+  const eku = [
+    ...(role.server_flag ? [EXT_KEY_USAGES.ServerAuth] : []),
+    ...(role.client_flag ? [EXT_KEY_USAGES.ClientAuth] : []),
+    ...(role.code_signing_flag ? [EXT_KEY_USAGES.CodeSigning] : []),
+    ...(role.email_protection_flag ? [EXT_KEY_USAGES.EmailProtection] : []),
+    ...role.ext_key_usage.map((n) => EXT_KEY_USAGES[n]),
+    ...role.ext_key_usage_oids,
+  ];
+  if (eku.length) extensions.push(new x509.ExtendedKeyUsageExtension([...new Set(eku)]));
+  const sans = sanEntries(input.names);
+  if (sans.length) extensions.push(sanExtension(sans));
+  if (role.policy_identifiers.length) extensions.push(new x509.CertificatePolicyExtension(role.policy_identifiers));
+  extensions.push(...(await urlExtensions(req)));
+  const cert = await signCertificate({
+    serial: newSerial(),
+    subject: input.subject,
+    issuer: ca.cert.subjectName,
+    notBefore: new Date(req.now - role.not_before_duration * 1000),
+    notAfter,
+    spki: input.spki,
+    extensions,
+    signer: ca.key,
+  });
+  if (!role.no_store) await putCert(req.store, cert);
+  return { cert, warnings };
+}
+
+/** The response of issue and sign: data, warnings, and a lease when the role asks for one. */
+function issued(role: PkiRole, cert: SignedCert, data: Record<string, unknown>, warnings: string[], now: number): SecretsResponse {
+  const lease = role.generate_lease && !role.no_store
+    ? { ttl: Math.max(1, Math.ceil((cert.notAfter.getTime() - now) / 1000)), renewable: false, internal: { serial: colonSerial(cert.serialNumber) } }
+    : undefined;
+  return { data, warnings, lease };
+}
+
+async function roleFor(req: SecretsRequest): Promise<PkiRole> {
+  const role = await readRole(req, req.params.role);
+  if (!role) throw badInput(`unknown role: ${req.params.role}`);
+  return role;
+}
+
+function commonNameOf(role: PkiRole, given: string | undefined, fromCsr?: string): string {
+  const cn = (role.use_csr_common_name && fromCsr) || given || '';
+  if (!cn && role.require_cn) {
+    throw badInput('the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false');
+  }
+  return cn;
+}
+
+const subjectFromRole = (role: PkiRole, cn: string, serial?: string) => subjectOf({ ...role, serial_number: serial || role.serial_number }, cn);
+
+async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
+  const role = await roleFor(req);
+  if (role.key_type === 'any') throw badInput('role key type "any" not allowed for issuing certificates, only signing');
+  const ca = await requireCa(req);
+  const b = req.body;
+  const cn = commonNameOf(role, b.common_name);
+  const names = withCommonName(requestedNames(b), cn, b.exclude_cn_from_sans);
+  checkNames(role, names, false);
+  const keys = await generateKey(role.key_type, keyBits('key_bits', role.key_type, role.key_bits));
+  const spki = keys.publicKey.export({ type: 'spki', format: 'der' });
+  const { cert, warnings } = await issueLeaf(req, ca, { role, names, subject: subjectFromRole(role, cn, b.serial_number), spki, ttl: b.ttl });
+  const privateKey = exportPrivateKey(keys.privateKey, b.private_key_format, b.format === 'der' ? 'der' : 'pem');
+  return issued(role, cert, {
+    ...certificateData(b.format, cert, chainOf(ca), privateKey),
+    private_key: privateKey,
+    private_key_type: role.key_type,
+  }, warnings, req.now);
+}
+
+/** The names a CSR carries (its SAN extension). */
+function csrNames(csr: x509.Pkcs10CertificateRequest): Omit<RequestedNames, 'commonName'> {
+  const san = (csr.getExtension('2.5.29.17') as x509.SubjectAlternativeNameExtension | null);
+  const items = san?.names.items ?? [];
+  const of = (t: string) => items.filter((i) => i.type === t).map((i) => i.value);
+  return { dns: of('dns'), emails: of('email'), ips: of('ip'), uris: of('url'), others: [] };
+}
+
+/** A CSR's key must be of the role's type (unless `any`) and at least its size. */
+function checkCsrKey(role: PkiRole, key: KeyObject): void {
+  if (role.key_type === 'any') return;
+  const { type, bits } = keyInfo(key);
+  if (type !== role.key_type) throw badInput(`role requires keys of type ${role.key_type}, but the CSR has a ${type} key`);
+  if (type === 'rsa' && bits < role.key_bits) throw badInput(`RSA keys < ${role.key_bits} bits are unsafe and not supported: got ${bits}`);
+  if (type === 'ec' && bits !== role.key_bits) throw badInput(`role requires EC key size ${role.key_bits}, but the CSR has ${bits}`);
+}
+
+async function sign(req: SecretsRequest<SignBody>, role: PkiRole, verbatim: boolean): Promise<SecretsResponse> {
+  const ca = await requireCa(req);
+  const b = req.body;
+  const { csr, publicKey, spki } = parseCsr('csr', b.csr);
+  checkCsrKey(role, publicKey);
+  const csrCn = csr.subjectName.getField('CN')[0];
+  const cn = verbatim ? csrCn ?? '' : commonNameOf(role, b.common_name, csrCn);
+  const base = role.use_csr_sans ? csrNames(csr) : requestedNames(b);
+  const names = withCommonName(verbatim ? base : { ...base, others: requestedNames(b).others }, cn, b.exclude_cn_from_sans || verbatim);
+  checkNames(role, names, verbatim);
+  const subject = verbatim ? csr.subjectName : subjectFromRole(role, cn, b.serial_number);
+  const { cert, warnings } = await issueLeaf(req, ca, { role, names, subject, spki, ttl: b.ttl });
+  return issued(role, cert, certificateData(b.format, cert, chainOf(ca)), warnings, req.now);
+}
+
+/**
+ * The role of sign-verbatim: any name, the CSR's subject and SANs, usages from the request; TTLs,
+ * lease and storage from the named role when there is one (the public service's rules).
+ */
+async function verbatimRole(req: SecretsRequest<z.infer<typeof VerbatimBody>>): Promise<PkiRole> {
+  const named = req.params.role ? await roleFor(req) : undefined;
+  const b = req.body;
+  const base = checkRole(RoleBody.parse({
+    allow_any_name: true,
+    enforce_hostnames: false,
+    key_type: 'any',
+    allowed_uri_sans: ['*'],
+    allowed_other_sans: ['*'],
+    server_flag: false,
+    client_flag: false,
+    key_usage: b.key_usage ?? ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'],
+    ext_key_usage: b.ext_key_usage ?? [],
+    ext_key_usage_oids: b.ext_key_usage_oids ?? [],
+  }));
+  if (!named) return base;
+  const { ttl, max_ttl, generate_lease, no_store, not_before_duration } = named;
+  return { ...base, ttl, max_ttl, generate_lease, no_store, not_before_duration };
+}
+
+/** `issue/:role`, `sign/:role`, `sign-verbatim(/:role)`. */
+export const issueRoutes: EngineRoute[] = [
+  { pattern: 'issue/:role', body: IssueBody, write: issue },
+  { pattern: 'sign/:role', body: SignBody, write: async (req) => sign(req, await roleFor(req), false) },
+  { pattern: 'sign-verbatim', body: VerbatimBody, write: async (req) => sign(req, await verbatimRole(req), true) },
+  { pattern: 'sign-verbatim/:role', body: VerbatimBody, write: async (req) => sign(req, await verbatimRole(req), true) },
+];
