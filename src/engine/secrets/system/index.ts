@@ -1,5 +1,6 @@
 import { leaseSystemRoutes } from './leases';
 import { mountSystemRoutes } from './mounts';
+import { passwordPolicySystemRoutes } from './password-policies';
 import { policySystemRoutes } from './policies';
 import { statusSystemRoutes } from './status';
 import { EngineType } from '../core/types';
@@ -9,5 +10,5 @@ export const systemEngine: EngineType = {
   type: 'system',
   kind: 'secret',
   description: 'system endpoints used for control, policy and debugging',
-  routes: [...statusSystemRoutes, ...mountSystemRoutes, ...policySystemRoutes, ...leaseSystemRoutes],
+  routes: [...statusSystemRoutes, ...mountSystemRoutes, ...policySystemRoutes, ...leaseSystemRoutes, ...passwordPolicySystemRoutes],
 };

@@ -1,0 +1,131 @@
+import { createHash, randomInt, randomUUID } from 'node:crypto';
+
+/**
+ * Vault's username templates (sdk/helper/template): Go text/template with the functions Vault
+ * adds. Supported here: `{{ .Field }}`, pipelines with `|`, parentheses, string and number
+ * literals, and the functions printf (%s %d %v), truncate, truncate_sha256, uppercase, lowercase,
+ * replace, sha256, base64, random, uuid, unix_time, unix_time_millis.
+ */
+
+type Value = string | number;
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+const FUNCTIONS: Record<string, (args: Value[], now: number) => Value> = {
+  printf: ([format, ...args]) => {
+    let i = 0;
+    return String(format).replace(/%([sdv%])/g, (_m, verb: string) => (verb === '%' ? '%' : String(args[i++] ?? '%!' + verb + '(MISSING)')));
+  },
+  truncate: ([n, s]) => String(s).slice(0, Number(n)),
+  truncate_sha256: ([n, s]) => {
+    const text = String(s);
+    const max = Number(n);
+    if (text.length <= max) return text;
+    return text.slice(0, max - 8) + createHash('sha256').update(text.slice(max - 8)).digest('hex').slice(0, 8);
+  },
+  uppercase: ([s]) => String(s).toUpperCase(),
+  lowercase: ([s]) => String(s).toLowerCase(),
+  replace: ([from, to, s]) => String(s).split(String(from)).join(String(to)),
+  sha256: ([s]) => createHash('sha256').update(String(s)).digest('hex'),
+  base64: ([s]) => Buffer.from(String(s)).toString('base64'),
+  random: ([n]) => Array.from({ length: Number(n) }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join(''),
+  uuid: () => randomUUID(),
+  unix_time: (_a, now) => Math.floor(now / 1000),
+  unix_time_millis: (_a, now) => now,
+};
+
+type Token = { kind: 'field' | 'ident' | 'string' | 'number' | '(' | ')' | '|'; value: string };
+
+function tokenize(action: string): Token[] {
+  const tokens: Token[] = [];
+  const re = /\s*(?:(\.[A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_]*)|"((?:[^"\\]|\\.)*)"|`([^`]*)`|(-?\d+)|([()|]))/y;
+  let pos = 0;
+  while (pos < action.length) {
+    if (/^\s*$/.test(action.slice(pos))) break;
+    re.lastIndex = pos;
+    const m = re.exec(action);
+    if (!m) throw new Error(`cannot read "${action.slice(pos).trim()}"`);
+    pos = re.lastIndex;
+    if (m[1]) tokens.push({ kind: 'field', value: m[1].slice(1) });
+    else if (m[2]) tokens.push({ kind: 'ident', value: m[2] });
+    else if (m[3] !== undefined) tokens.push({ kind: 'string', value: JSON.parse(`"${m[3]}"`) as string });
+    else if (m[4] !== undefined) tokens.push({ kind: 'string', value: m[4] });
+    else if (m[5]) tokens.push({ kind: 'number', value: m[5] });
+    else tokens.push({ kind: m[6] as '(' | ')' | '|', value: m[6] });
+  }
+  return tokens;
+}
+
+function evaluate(action: string, fields: Readonly<Record<string, string>>, now: number): Value {
+  const tokens = tokenize(action);
+  let pos = 0;
+  const operand = (): Value => {
+    const t = tokens[pos++];
+    if (!t) throw new Error('an operand is missing');
+    if (t.kind === 'field') {
+      if (!(t.value in fields)) throw new Error(`unknown field .${t.value}: use ${Object.keys(fields).map((f) => `.${f}`).join(', ')}`);
+      return fields[t.value];
+    }
+    if (t.kind === 'string') return t.value;
+    if (t.kind === 'number') return Number(t.value);
+    if (t.kind === '(') {
+      const v = pipeline();
+      if (tokens[pos++]?.kind !== ')') throw new Error('missing ")"');
+      return v;
+    }
+    if (t.kind === 'ident') return call(t.value, [], undefined);
+    throw new Error(`unexpected "${t.value}"`);
+  };
+  const call = (name: string, args: Value[], piped: Value | undefined): Value => {
+    const fn = FUNCTIONS[name];
+    if (!fn) throw new Error(`function "${name}" is not defined`);
+    return fn(piped === undefined ? args : [...args, piped], now);
+  };
+  const command = (piped: Value | undefined): Value => {
+    const head = tokens[pos];
+    if (head?.kind === 'ident') {
+      pos++;
+      const args: Value[] = [];
+      while (pos < tokens.length && tokens[pos].kind !== '|' && tokens[pos].kind !== ')') args.push(operand());
+      return call(head.value, args, piped);
+    }
+    if (piped !== undefined) throw new Error('a value cannot follow "|": use a function');
+    return operand();
+  };
+  const pipeline = (): Value => {
+    let value = command(undefined);
+    while (tokens[pos]?.kind === '|') {
+      pos++;
+      value = command(value);
+    }
+    return value;
+  };
+  const result = pipeline();
+  if (pos < tokens.length) throw new Error(`unexpected "${tokens[pos].value}"`);
+  return result;
+}
+
+/** Renders a template; throws `username_template: ...` style messages (without the field name). */
+export function renderTemplate(template: string, fields: Readonly<Record<string, string>>, now: number): string {
+  let out = '';
+  let rest = template;
+  for (;;) {
+    const open = rest.indexOf('{{');
+    if (open < 0) return out + rest;
+    const close = rest.indexOf('}}', open);
+    if (close < 0) throw new Error('an action has no closing "}}"');
+    out += rest.slice(0, open);
+    const action = rest.slice(open + 2, close).replace(/^-\s|\s-$/g, '');
+    out += String(evaluate(action, fields, now));
+    rest = rest.slice(close + 2);
+  }
+}
+
+/** Checks that a template renders (with sample fields), for validation at write time. */
+export function checkTemplate(template: string, fields: readonly string[]): string | undefined {
+  try {
+    renderTemplate(template, Object.fromEntries(fields.map((f) => [f, 'sample'])), Date.now());
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}

@@ -1,0 +1,461 @@
+import { createServer, Server } from 'node:net';
+import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
+import { openTransport } from '../../../src/client/open';
+import { SecretsClient } from '../../../src/client/secrets';
+import { ManualClock } from '../../../src/engine/clock';
+import { Engine } from '../../../src/engine/engine';
+import { closeDatabaseSessions } from '../../../src/engine/secrets/engines/database/store';
+import { apply, destroy } from '../../../src/reconcile';
+import { PAYLOAD_VERSION } from '../../../src/reconcile/payload-format';
+import { captureLog, CapturedLog } from '../../helpers/log-capture';
+import { haveMariaDb, startMariaDb, TestMariaDb } from '../../helpers/mariadb';
+import { havePostgres, startTargetPostgres, TargetPostgres } from '../../helpers/postgres-target';
+import { storedText } from '../../helpers/raw-db';
+import { STORAGE_KINDS, tempDir } from '../../helpers/storage';
+
+const run = havePostgres() && haveMariaDb() ? describe : describe.skip;
+
+const PG_CREATE = [
+  'CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALID UNTIL \'{{expiration}}\';',
+  'GRANT SELECT ON ALL TABLES IN SCHEMA public TO "{{name}}";',
+];
+const MY_CREATE = ['CREATE USER \'{{name}}\'@\'%\' IDENTIFIED BY \'{{password}}\'; GRANT SELECT ON app.* TO \'{{name}}\'@\'%\';'];
+
+run('database secrets engine', () => {
+  let pg: TargetPostgres;
+  let my: TestMariaDb;
+  beforeAll(async () => {
+    [pg, my] = await Promise.all([startTargetPostgres(), startMariaDb()]);
+    await pg.admin('CREATE TABLE items (id int); INSERT INTO items VALUES (1), (2)');
+    await my.admin('CREATE TABLE app.items (id int)');
+  }, 120_000);
+  afterAll(async () => {
+    await closeDatabaseSessions();
+    await Promise.all([pg?.stop(), my?.stop()]);
+  });
+
+  const pgConfig = () => ({
+    plugin_name: 'postgresql-database-plugin',
+    connection_url: pg.urlTemplate,
+    username: pg.adminUser,
+    password: pg.adminPassword,
+    allowed_roles: ['ro', 'ro-*', 'static-*', 'fail'],
+  });
+  const myConfig = () => ({
+    plugin_name: 'mysql-database-plugin',
+    connection_url: my.dsnTemplate,
+    username: my.adminUser,
+    password: my.adminPassword,
+    allowed_roles: '*',
+  });
+
+  describe.each(STORAGE_KINDS)('on %s storage', (kind) => {
+    let s: SecretsTestServer;
+    let log: CapturedLog;
+    beforeAll(async () => {
+      log = captureLog();
+      s = await startSecrets(kind, { clock: new ManualClock(Date.now()), logger: log.logger });
+      expect((await s.v('POST', 'database/config/pg', pgConfig())).status).toBe(204);
+      expect((await s.v('POST', 'database/config/my', myConfig())).status).toBe(204);
+    }, 60_000);
+    afterAll(async () => {
+      await closeDatabaseSessions();
+      await s.close();
+    });
+
+    test('connections: read hides the password, list, bad input names the field, nothing stored on failure', async () => {
+      const read = await s.v('GET', 'database/config/pg');
+      expect(read.status).toBe(200);
+      expect(read.body.data).toMatchObject({
+        plugin_name: 'postgresql-database-plugin',
+        allowed_roles: ['ro', 'ro-*', 'static-*', 'fail'],
+        verify_connection: true,
+        connection_details: { connection_url: pg.urlTemplate, username: 'hangar', max_open_connections: 4 },
+      });
+      expect(read.text).not.toContain(pg.adminPassword);
+      expect((await s.v('LIST', 'database/config')).body.data.keys).toEqual(['my', 'pg']);
+
+      const closed = await new Promise<Server>((r) => {
+        const srv = createServer((c) => c.destroy());
+        srv.listen(0, '127.0.0.1', () => r(srv));
+      });
+      const port = (closed.address() as { port: number }).port;
+      const cases: Array<[unknown, RegExp]> = [
+        [{ ...pgConfig(), plugin_name: 'oracle-database-plugin' }, /plugin_name "oracle-database-plugin" is not supported/],
+        [{ connection_url: pg.urlTemplate }, /plugin_name is required/],
+        [{ ...pgConfig(), connection_url: undefined }, /connection_url is required/],
+        [{ ...pgConfig(), connection_url: 'mysql://x' }, /connection_url: use postgresql/],
+        [{ ...pgConfig(), max_open_connections: 'many' }, /max_open_connections/],
+        [{ ...pgConfig(), verify_connection: 'maybe' }, /verify_connection/],
+        [{ ...pgConfig(), password: 'wrong' }, /error creating database object: could not verify the connection: .*password/],
+        [{ ...pgConfig(), connection_url: `postgresql://{{username}}:{{password}}@127.0.0.1:${port}/app` }, /could not verify the connection/],
+        [{ ...pgConfig(), username_template: '{{ .Nope }}' }, /username_template: unknown field \.Nope/],
+        [{ ...pgConfig(), password_policy: 'missing' }, /password_policy: password policy "missing" does not exist/],
+        [{ ...myConfig(), connection_url: 'nonsense' }, /connection_url: use a DSN/],
+      ];
+      for (const [body, message] of cases) {
+        const res = await s.v('POST', 'database/config/bad', body);
+        expect([res.status, res.body.errors.join(' ')]).toEqual([400, expect.stringMatching(message)]);
+      }
+      closed.close();
+      if (kind === 'sqlite') {
+        // A database that accepts connections but never answers: a clear error once the connect timeout passes.
+        const silent = await new Promise<Server>((r) => {
+          const srv = createServer(() => undefined);
+          srv.listen(0, '127.0.0.1', () => r(srv));
+        });
+        const url = `postgresql://{{username}}:{{password}}@127.0.0.1:${(silent.address() as { port: number }).port}/app`;
+        const hung = await s.v('POST', 'database/config/bad', { ...pgConfig(), connection_url: url });
+        expect([hung.status, hung.body.errors[0]]).toEqual([400, expect.stringMatching(/could not verify the connection: .*timeout/i)]);
+        silent.close();
+      }
+      expect((await s.v('GET', 'database/config/bad')).status).toBe(404);
+      expect((await s.v('POST', 'database/config/bad', { ...pgConfig(), verify_connection: false, password: 'wrong' })).status).toBe(204);
+      expect((await s.v('DELETE', 'database/config/bad')).status).toBe(204);
+      expect((await s.v('GET', 'database/config/bad%27x')).status).toBe(400);
+    });
+
+    test('create and update capabilities are distinct; every path enforces its permission', async () => {
+      const updater = await s.tokenWith('path "database/config/*" { capabilities = ["update", "read"] }');
+      expect((await s.v('POST', 'database/config/newone', pgConfig(), updater)).status).toBe(403);
+      expect((await s.v('POST', 'database/config/pg', { allowed_roles: pgConfig().allowed_roles }, updater)).status).toBe(204);
+      const reader = await s.tokenWith('path "database/roles/*" { capabilities = ["read"] }');
+      for (const [method, path] of [['GET', 'database/creds/ro'], ['POST', 'database/rotate-root/pg'], ['GET', 'database/static-creds/x'], ['POST', 'database/rotate-role/x'], ['POST', 'database/reset/pg'], ['GET', 'sys/policies/password/x'], ['POST', 'database/roles/x']]) {
+        expect([path, (await s.v(method, path, method === 'POST' ? {} : undefined, reader)).status]).toEqual([path, 403]);
+      }
+    });
+
+    test('PostgreSQL dynamic credentials: psql logs in with the grants, revocation drops the user', async () => {
+      expect((await s.v('POST', 'database/roles/ro', { db_name: 'pg', creation_statements: PG_CREATE, default_ttl: '1h', max_ttl: '24h' })).status).toBe(204);
+      expect((await s.v('GET', 'database/roles/ro')).body.data).toEqual({
+        db_name: 'pg',
+        default_ttl: 3600,
+        max_ttl: 86400,
+        creation_statements: PG_CREATE,
+        revocation_statements: [],
+        rollback_statements: [],
+        renew_statements: [],
+        credential_type: 'password',
+        credential_config: {},
+      });
+      const creds = await s.v('GET', 'database/creds/ro');
+      expect(creds.status).toBe(200);
+      expect(creds.body).toMatchObject({ lease_duration: 3600, renewable: true, lease_id: expect.stringMatching(/^database\/creds\/ro\//) });
+      const { username, password } = creds.body.data;
+      expect(username).toMatch(/^v-root-ro-[A-Za-z0-9]{20}-\d+$/);
+      expect(password).toMatch(/^(?=.*[a-z])(?=.*[A-Z])(?=.*\d)(?=.*-)[A-Za-z0-9-]{20}$/);
+      const login = await pg.psql(username, password, 'SELECT count(*) FROM items');
+      expect([login.status, login.output.trim()]).toEqual([0, '2']);
+      const write = await pg.psql(username, password, 'INSERT INTO items VALUES (3)');
+      expect(write.status).not.toBe(0);
+      expect(write.output).toMatch(/permission denied/);
+      expect((await pg.psql(username, 'wrong-password', 'SELECT 1')).status).not.toBe(0);
+
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.body.lease_id })).status).toBe(204);
+      expect((await pg.admin('SELECT 1 FROM pg_roles WHERE rolname = $1', [username])).rows).toHaveLength(0);
+      expect((await pg.psql(username, password, 'SELECT 1')).output).toMatch(/password authentication failed|does not exist/);
+    });
+
+    test('lease expiry and token revocation drop users; renewal moves VALID UNTIL', async () => {
+      expect((await s.v('POST', 'database/roles/ro-short', { db_name: 'pg', creation_statements: PG_CREATE, default_ttl: 60, max_ttl: 600 })).status).toBe(204);
+      const expiring = (await s.v('GET', 'database/creds/ro-short')).body;
+      expect(expiring.lease_duration).toBe(60);
+      const before = (await pg.admin('SELECT rolvaliduntil FROM pg_roles WHERE rolname = $1', [expiring.data.username])).rows[0].rolvaliduntil as Date;
+      const renewed = await s.v('PUT', 'sys/leases/renew', { lease_id: expiring.lease_id, increment: 120 });
+      expect(renewed.status).toBe(200);
+      const after = (await pg.admin('SELECT rolvaliduntil FROM pg_roles WHERE rolname = $1', [expiring.data.username])).rows[0].rolvaliduntil as Date;
+      expect(after.getTime()).toBeGreaterThan(before.getTime());
+
+      const token = await s.tokenWith('path "database/creds/*" { capabilities = ["read"] }');
+      const owned = (await s.v('GET', 'database/creds/ro-short', undefined, token)).body.data.username as string;
+      expect(owned).toMatch(/^v-token-ro-short-/);
+      expect((await s.v('POST', 'auth/token/revoke', { token })).status).toBe(204);
+      expect((await pg.admin('SELECT 1 FROM pg_roles WHERE rolname = $1', [owned])).rows).toHaveLength(0);
+
+      s.clock.advance(121_000);
+      await s.engine.scheduler.runOnce();
+      expect((await pg.admin('SELECT 1 FROM pg_roles WHERE rolname = $1', [expiring.data.username])).rows).toHaveLength(0);
+      expect((await pg.psql(expiring.data.username, expiring.data.password, 'SELECT 1')).status).not.toBe(0);
+    });
+
+    test('allowed_roles, failed creation rolls back, names and templates that could inject SQL are refused', async () => {
+      expect((await s.v('POST', 'database/roles/other', { db_name: 'pg', creation_statements: PG_CREATE })).status).toBe(204);
+      const refused = await s.v('GET', 'database/creds/other');
+      expect([refused.status, refused.body.errors[0]]).toEqual([400, expect.stringMatching(/"other" is not an allowed role/)]);
+      const fail = ['CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\';', 'GRANT SELECT ON no_such_table TO "{{name}}";'];
+      expect((await s.v('POST', 'database/roles/fail', { db_name: 'pg', creation_statements: fail })).status).toBe(204);
+      const roles = async () => Number((await pg.admin("SELECT count(*) AS n FROM pg_roles WHERE rolname LIKE 'v-root-fail%'")).rows[0].n);
+      const failed = await s.v('GET', 'database/creds/fail');
+      expect([failed.status, failed.body.errors[0]]).toEqual([400, expect.stringMatching(/failed to create the database user: .*no_such_table/)]);
+      expect(await roles()).toBe(0);
+      const leases = await s.v('LIST', 'sys/leases/lookup/database/creds/fail');
+      expect(leases.status).toBe(404);
+
+      const badRoles: Array<[string, unknown, RegExp]> = [
+        ['database/roles/a%22b', { db_name: 'pg', creation_statements: PG_CREATE }, /role "a"b" is invalid/],
+        ['database/roles/x', { creation_statements: PG_CREATE }, /db_name is required/],
+        ['database/roles/x', { db_name: 'pg' }, /creation_statements is required/],
+        ['database/roles/x', { db_name: 'pg', creation_statements: PG_CREATE, default_ttl: 100, max_ttl: 10 }, /default_ttl cannot be greater than max_ttl/],
+        ['database/roles/x', { db_name: 'pg', creation_statements: PG_CREATE, max_ttl: '9999h' }, /max_ttl: .* greater than the mount's maximum/],
+        ['database/roles/x', { db_name: 'pg', creation_statements: PG_CREATE, default_ttl: 'soon' }, /default_ttl/],
+        ['database/roles/x', { db_name: 'pg', creation_statements: 42 }, /creation_statements/],
+      ];
+      for (const [path, body, message] of badRoles) {
+        const res = await s.v('POST', path, body);
+        expect([path, res.status, res.body.errors.join(' ')]).toEqual([path, 400, expect.stringMatching(message)]);
+      }
+      // A template that renders a quote would break out of "{{name}}".
+      expect((await s.v('POST', 'database/config/quoted', { ...pgConfig(), username_template: 'v-{{ .RoleName }}-"x' })).status).toBe(204);
+      expect((await s.v('POST', 'database/roles/ro-q', { db_name: 'quoted', creation_statements: PG_CREATE })).status).toBe(204);
+      const injected = await s.v('GET', 'database/creds/ro-q');
+      expect([injected.status, injected.body.errors[0]]).toEqual([400, expect.stringMatching(/value of \{\{name\}\} contains a quote/)]);
+      expect((await s.v('DELETE', 'database/config/quoted')).status).toBe(204);
+    });
+
+    test('PostgreSQL static role: rotated on creation, on rotate-role and on schedule by the job', async () => {
+      const user = `static_${kind}`;
+      await pg.admin(`DROP ROLE IF EXISTS ${user}; CREATE ROLE ${user} LOGIN PASSWORD 'initial'; GRANT SELECT ON items TO ${user}`);
+      const bad = await s.v('POST', 'database/static-roles/static-a', { db_name: 'pg', username: user, rotation_period: 4 });
+      expect([bad.status, bad.body.errors[0]]).toEqual([400, 'rotation_period: must be at least 5 seconds, not 4']);
+      expect((await s.v('POST', 'database/static-roles/static-a', { db_name: 'pg', username: 'x\'y', rotation_period: 60 })).status).toBe(400);
+      expect((await s.v('POST', 'database/static-roles/static-a', { db_name: 'pg', username: user, rotation_period: '1m' })).status).toBe(204);
+      expect((await pg.psql(user, 'initial', 'SELECT 1')).status).not.toBe(0);
+      const read = await s.v('GET', 'database/static-roles/static-a');
+      expect(read.body.data).toMatchObject({ db_name: 'pg', username: user, rotation_period: 60, rotation_statements: [] });
+      const first = (await s.v('GET', 'database/static-creds/static-a')).body.data;
+      expect(first).toEqual({ username: user, password: expect.any(String), last_vault_rotation: expect.any(String), rotation_period: 60, ttl: 60 });
+      expect((await pg.psql(user, first.password, 'SELECT count(*) FROM items')).output.trim()).toBe('2');
+
+      s.clock.advance(20_000);
+      expect((await s.v('GET', 'database/static-creds/static-a')).body.data.ttl).toBe(40);
+      expect((await s.v('POST', 'database/rotate-role/static-a')).status).toBe(204);
+      const second = (await s.v('GET', 'database/static-creds/static-a')).body.data;
+      expect(second.password).not.toBe(first.password);
+      expect(second.ttl).toBe(60);
+      expect((await pg.psql(user, first.password, 'SELECT 1')).status).not.toBe(0);
+      expect((await pg.psql(user, second.password, 'SELECT 1')).status).toBe(0);
+
+      s.clock.advance(30_000);
+      await s.engine.scheduler.runOnce();
+      expect((await s.v('GET', 'database/static-creds/static-a')).body.data.password).toBe(second.password);
+      s.clock.advance(31_000);
+      await s.engine.scheduler.runOnce();
+      const third = (await s.v('GET', 'database/static-creds/static-a')).body.data;
+      expect(third.password).not.toBe(second.password);
+      expect(third.ttl).toBe(60);
+      expect((await pg.psql(user, third.password, 'SELECT 1')).status).toBe(0);
+
+      expect((await s.v('POST', 'database/roles/static-a', { db_name: 'pg', creation_statements: PG_CREATE })).body.errors[0]).toMatch(/must be unique/);
+      expect((await s.v('POST', 'database/static-roles/static-a', { username: 'someone_else' })).body.errors[0]).toMatch(/cannot update the username/);
+      expect((await s.v('LIST', 'database/static-roles')).body.data.keys).toEqual(['static-a']);
+      expect((await s.v('DELETE', 'database/static-roles/static-a')).status).toBe(204);
+      // The user is defined outside Hangar: it stays, with its last password.
+      expect((await pg.psql(user, third.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('GET', 'database/static-creds/static-a')).status).toBe(400);
+      expect((await s.v('POST', 'database/rotate-role/static-a')).status).toBe(400);
+    });
+
+    test('password policies: HCL rules, generate, used by a connection', async () => {
+      const policy = 'length = 32\nrule "charset" {\n  charset = "abcdef"\n  min-chars = 2\n}\nrule "charset" {\n  charset = "0123456789"\n  min-chars = 5\n}\n';
+      expect((await s.v('PUT', 'sys/policies/password/hex', { policy })).status).toBe(204);
+      expect((await s.v('GET', 'sys/policies/password/hex')).body.data).toEqual({ policy });
+      expect((await s.v('LIST', 'sys/policies/password')).body.data.keys).toEqual(['hex']);
+      const generated = (await s.v('GET', 'sys/policies/password/hex/generate')).body.data.password as string;
+      expect(generated).toMatch(/^[a-f0-9]{32}$/);
+      expect(generated.replace(/[^0-9]/g, '').length).toBeGreaterThanOrEqual(5);
+      for (const [bad, message] of [
+        ['length = 2\nrule "charset" { charset = "a" }', /length must be between 4 and 100/],
+        ['length = 8', /at least one rule "charset"/],
+        ['length = 4\nrule "charset" { charset = "ab" min-chars = 5 }', /need 5 characters but length is 4/],
+        ['length = 8\nrule "other" { x = 1 }', /rule "other" is not supported/],
+        ['length = 8\nrule "charset" { charset = "a"', /no closing brace/],
+      ] as const) {
+        const res = await s.v('PUT', 'sys/policies/password/bad', { policy: bad });
+        expect([res.status, res.body.errors[0]]).toEqual([400, expect.stringMatching(message)]);
+      }
+      expect((await s.v('GET', 'sys/policies/password/bad/generate')).status).toBe(404);
+      expect((await s.v('POST', 'database/config/pg', { password_policy: 'hex' })).status).toBe(204);
+      const creds = (await s.v('GET', 'database/creds/ro')).body;
+      expect(creds.data.password).toMatch(/^[a-f0-9]{32}$/);
+      expect((await pg.psql(creds.data.username, creds.data.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('POST', 'database/config/pg', { password_policy: '' })).status).toBe(204);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+      expect((await s.v('DELETE', 'sys/policies/password/hex')).status).toBe(204);
+    });
+
+    test('MariaDB: dynamic credentials with grants, default revocation, static rotation', async () => {
+      expect((await s.v('POST', 'database/roles/my-ro', { db_name: 'my', creation_statements: MY_CREATE, default_ttl: 300 })).status).toBe(204);
+      const creds = (await s.v('GET', 'database/creds/my-ro')).body;
+      const { username, password } = creds.data;
+      expect(username.length).toBeLessThanOrEqual(32);
+      expect(username).toMatch(/^v-root-my-ro-/);
+      const grants = await my.mysql(username, password, 'SHOW GRANTS');
+      expect(grants.status).toBe(0);
+      expect(grants.output).toContain('GRANT SELECT ON `app`.*');
+      expect((await my.mysql(username, password, 'INSERT INTO app.items VALUES (1)')).output).toMatch(/denied/);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+      expect((await my.mysql(username, password, 'SELECT 1')).output).toMatch(/Access denied/);
+      expect(await my.admin(`SELECT user FROM mysql.user WHERE user = '${username}'`)).toEqual([]);
+
+      const user = `st_${kind}`;
+      await my.admin(`CREATE USER IF NOT EXISTS '${user}'@'%' IDENTIFIED BY 'initial'`);
+      expect((await s.v('POST', 'database/static-roles/my-static', { db_name: 'my', username: user, rotation_period: 3600 })).status).toBe(204);
+      const first = (await s.v('GET', 'database/static-creds/my-static')).body.data;
+      expect((await my.mysql(user, 'initial', 'SELECT 1')).status).not.toBe(0);
+      expect((await my.mysql(user, first.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('POST', 'database/rotate-role/my-static')).status).toBe(204);
+      const second = (await s.v('GET', 'database/static-creds/my-static')).body.data;
+      expect((await my.mysql(user, first.password, 'SELECT 1')).status).not.toBe(0);
+      expect((await my.mysql(user, second.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('DELETE', 'database/static-roles/my-static')).status).toBe(204);
+    });
+
+    test('rotate-root: the old root password stops working and Hangar still manages users', async () => {
+      const admin = `root_${kind}`;
+      await pg.admin(`DROP ROLE IF EXISTS ${admin}; CREATE ROLE ${admin} LOGIN CREATEROLE PASSWORD 'root-initial'; GRANT SELECT ON items TO ${admin} WITH GRANT OPTION`);
+      expect((await s.v('POST', 'database/config/pgroot', { ...pgConfig(), username: admin, password: 'root-initial', allowed_roles: 'ro-root' })).status).toBe(204);
+      expect((await s.v('POST', 'database/rotate-root/pgroot')).status).toBe(204);
+      expect((await pg.psql(admin, 'root-initial', 'SELECT 1')).status).not.toBe(0);
+      const create = ['CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\';', 'GRANT SELECT ON items TO "{{name}}";'];
+      expect((await s.v('POST', 'database/roles/ro-root', { db_name: 'pgroot', creation_statements: create })).status).toBe(204);
+      const creds = (await s.v('GET', 'database/creds/ro-root')).body;
+      expect((await pg.psql(creds.data.username, creds.data.password, 'SELECT count(*) FROM items')).output.trim()).toBe('2');
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+      expect((await s.v('GET', 'database/config/pgroot')).text).not.toContain('root-initial');
+      // Deleting the connection first drops the users issued through it.
+      const held = (await s.v('GET', 'database/creds/ro-root')).body.data;
+      expect((await s.v('DELETE', 'database/config/pgroot')).status).toBe(204);
+      expect((await pg.admin('SELECT 1 FROM pg_roles WHERE rolname = $1', [held.username])).rows).toHaveLength(0);
+      expect((await s.v('GET', 'database/creds/ro-root')).body.errors[0]).toMatch(/connection "pgroot" does not exist/);
+
+      const myAdmin = `mroot_${kind}`;
+      await my.admin(`CREATE USER IF NOT EXISTS '${myAdmin}'@'%' IDENTIFIED BY 'root-initial'; `);
+      await my.admin(`GRANT ALL PRIVILEGES ON *.* TO '${myAdmin}'@'%' WITH GRANT OPTION`);
+      expect((await s.v('POST', 'database/config/myroot', { ...myConfig(), username: myAdmin, password: 'root-initial' })).status).toBe(204);
+      expect((await s.v('POST', 'database/rotate-root/myroot')).status).toBe(204);
+      expect((await my.mysql(myAdmin, 'root-initial', 'SELECT 1')).status).not.toBe(0);
+      expect((await s.v('POST', 'database/roles/my-root', { db_name: 'myroot', creation_statements: MY_CREATE })).status).toBe(204);
+      const mine = (await s.v('GET', 'database/creds/my-root')).body;
+      expect((await my.mysql(mine.data.username, mine.data.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: mine.lease_id })).status).toBe(204);
+      expect((await s.v('POST', 'database/reset/myroot')).status).toBe(204);
+    });
+
+    test('passwords are sealed at rest and never logged, also when a rotation fails', async () => {
+      const creds = (await s.v('GET', 'database/creds/ro')).body;
+      const user = `sealed_${kind}`;
+      await pg.admin(`DROP ROLE IF EXISTS ${user}; CREATE ROLE ${user} LOGIN`);
+      expect((await s.v('POST', 'database/static-roles/static-sealed', { db_name: 'pg', username: user, rotation_period: 10 })).status).toBe(204);
+      const staticPassword = (await s.v('GET', 'database/static-creds/static-sealed')).body.data.password;
+      // The user disappears: the job's rotation fails, is logged, and is retried next round.
+      await pg.admin(`DROP ROLE ${user}`);
+      s.clock.advance(11_000);
+      await s.engine.scheduler.runOnce();
+      expect(log.records().some((r) => r.msg?.includes('static role rotation failed') && r.role === 'static-sealed')).toBe(true);
+      expect((await s.v('GET', 'database/static-creds/static-sealed')).body.data.password).toBe(staticPassword);
+      const secrets = [pg.adminPassword, my.adminPassword, creds.data.password, staticPassword];
+      const stored = await storedText(s.engine.storage, s.dataDir);
+      for (const secret of secrets) {
+        expect(stored).not.toContain(secret);
+        expect(log.text()).not.toContain(secret);
+      }
+      expect((await s.v('DELETE', 'database/static-roles/static-sealed')).status).toBe(204);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+    });
+  });
+
+  test('the rotation job runs once across two servers on one storage and resumes after a restart', async () => {
+    const clock = new ManualClock(Date.now());
+    const a = await startSecrets('sqlite', { clock });
+    const open = () => Engine.open({ storage: { kind: 'sqlite', dataDir: a.dataDir }, dataDir: a.dataDir, devRootToken: ROOT_TOKEN, clock });
+    let b: Engine | undefined;
+    try {
+      expect((await a.v('POST', 'database/config/pg', pgConfig())).status).toBe(204);
+      await pg.admin('DROP ROLE IF EXISTS static_two; CREATE ROLE static_two LOGIN PASSWORD \'initial\'');
+      expect((await a.v('POST', 'database/static-roles/static-two', { db_name: 'pg', username: 'static_two', rotation_period: 10 })).status).toBe(204);
+      const first = (await a.v('GET', 'database/static-creds/static-two')).body.data;
+      b = await open();
+      clock.advance(11_000);
+      await Promise.all([a.engine.scheduler.runOnce(), b.scheduler.runOnce()]);
+      const second = (await a.v('GET', 'database/static-creds/static-two')).body.data;
+      expect(second.password).not.toBe(first.password);
+      expect(second.ttl).toBe(10);
+      expect((await pg.psql('static_two', second.password, 'SELECT 1')).status).toBe(0);
+      // The first server stops; the second resumes the schedule from storage.
+      await a.engine.close();
+      clock.advance(25_000);
+      await b.scheduler.runOnce();
+      await closeDatabaseSessions();
+      const c = await open();
+      const third = await c.app('secrets').inject({ method: 'GET', url: '/v1/database/static-creds/static-two', headers: { 'x-vault-token': ROOT_TOKEN } });
+      await c.close();
+      const password = third.json().data.password;
+      expect(password).not.toBe(second.password);
+      expect((await pg.psql('static_two', password, 'SELECT 1')).status).toBe(0);
+    } finally {
+      await b?.close();
+      await a.close().catch(() => undefined);
+    }
+  }, 60_000);
+
+  test('reconcile kinds through the embedded engine: created, unchanged, updated in place, deleted', async () => {
+    const dataDir = tempDir();
+    const payload = (kind: string, key: string, desired: Record<string, unknown>) => ({
+      v: PAYLOAD_VERSION,
+      kind,
+      key,
+      connection: { dataDir },
+      desired,
+    });
+    const read = async (path: string) => {
+      const transport = await openTransport({ dataDir });
+      try {
+        return await new SecretsClient(transport).read(path);
+      } finally {
+        await transport.close();
+      }
+    };
+    const mount = payload('secrets.mount', 'db', { type: 'database', description: '', defaultLeaseTtl: 0, maxLeaseTtl: 0 });
+    const policy = payload('secrets.password-policy', 'digits', { policy: 'length = 24\nrule "charset" { charset = "0123456789" }' });
+    const conn = payload('secrets.database-connection', 'db/pg', {
+      pluginName: 'postgresql-database-plugin',
+      connectionUrl: pg.urlTemplate,
+      username: pg.adminUser,
+      passwordEnv: 'TEST_DB_ROOT_PASSWORD',
+      allowedRoles: ['app', 'app-static'],
+      passwordPolicy: 'digits',
+    });
+    const role = payload('secrets.database-role', 'db/app', { dbName: 'pg', creationStatements: PG_CREATE, defaultTtl: 3600 });
+    await pg.admin('DROP ROLE IF EXISTS reconciled; CREATE ROLE reconciled LOGIN');
+    const staticRole = payload('secrets.database-static-role', 'db/app-static', { dbName: 'pg', username: 'reconciled', rotationPeriod: 3600 });
+    expect(await apply(mount)).toBe('created');
+    expect(await apply(policy)).toBe('created');
+    await expect(apply(conn)).rejects.toThrow(/TEST_DB_ROOT_PASSWORD \(passwordEnv\) is not set/);
+    process.env.TEST_DB_ROOT_PASSWORD = pg.adminPassword;
+    try {
+      expect(await apply(conn)).toBe('created');
+      expect(await apply(conn)).toBe('unchanged');
+    } finally {
+      delete process.env.TEST_DB_ROOT_PASSWORD;
+    }
+    // Updates leave the stored password alone: no environment variable needed.
+    expect(await apply({ ...conn, desired: { ...conn.desired, allowedRoles: ['app', 'app-static', 'more'] } })).toBe('updated');
+    expect(await apply(role)).toBe('created');
+    expect(await apply(role)).toBe('unchanged');
+    expect(await apply({ ...role, desired: { ...role.desired, defaultTtl: 600 } })).toBe('updated');
+    expect((await read('db/roles/app'))?.data?.default_ttl).toBe(600);
+    expect(await apply(staticRole)).toBe('created');
+    expect(await apply(staticRole)).toBe('unchanged');
+    const creds = await read('db/static-creds/app-static');
+    expect(creds?.data?.password).toMatch(/^\d{24}$/);
+    expect((await pg.psql('reconciled', creds?.data?.password, 'SELECT 1')).status).toBe(0);
+    expect(await apply({ ...staticRole, desired: { ...staticRole.desired, rotationPeriod: 7200 } })).toBe('updated');
+    expect((await read('db/static-creds/app-static'))?.data?.password).toBe(creds?.data?.password);
+    for (const p of [staticRole, role, conn, policy]) {
+      expect(await destroy(p)).toBe(true);
+      expect(await destroy(p)).toBe(false);
+    }
+    expect(await destroy(mount)).toBe(true);
+    await closeDatabaseSessions();
+  });
+});
