@@ -1,0 +1,243 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { Alphabet, ALPHABETS } from './alphabets';
+import { FF31 } from './ff3-1';
+import { getObject, resolve } from './objects';
+import { Role } from './roles';
+import { sqlGet, sqlPut, Store } from './stores';
+import { applyTemplate, Template, TEMPLATES } from './templates';
+import { getInternal, INTERNAL_STORE, newToken, openToken, parseMetadata, putInternal, sealToken, TokenRecord, tokenHash } from './tokenization';
+import { Transformation } from './transformations';
+import { HangarError } from '../../../http/errors';
+import { duration } from '../../core/durations';
+import { badInput } from '../../core/request';
+import { MountStore } from '../../core/store';
+import { EngineRoute, MountEntry, SecretsRequest } from '../../core/types';
+import { globMatch } from '../jwt/claims';
+
+type Op = 'encode' | 'decode' | 'validate';
+
+const Item = z.object({
+  value: z.string().max(65536).nullish(),
+  transformation: z.string().max(256).nullish(),
+  tweak: z.string().max(64).nullish(),
+  ttl: duration().nullish(),
+  metadata: z.string().max(8192).nullish(),
+  reference: z.string().max(1024).nullish(),
+});
+type Item = z.infer<typeof Item>;
+const Body = Item.extend({ batch_input: z.array(Item).max(10_000, 'at most 10000 items').nullish() });
+type Body = z.infer<typeof Body>;
+
+/** A transformation with what encoding needs resolved (template, alphabet, stores). */
+interface Resolved {
+  readonly name: string;
+  readonly t: Transformation;
+  readonly template?: Template;
+  readonly alphabet?: string;
+  readonly stores: ReadonlyArray<[string, Store | undefined]>;
+}
+
+/** Everything a request's items refer to, read in one transaction before any crypto runs. */
+interface Loaded {
+  readonly role: string;
+  readonly transformations: readonly string[];
+  readonly resolved: ReadonlyMap<string, Resolved>;
+}
+
+async function load(store: MountStore, roleName: string, items: readonly Item[]): Promise<Loaded> {
+  const role = await getObject<Role>(store, 'role', roleName);
+  if (!role) throw badInput(`role "${roleName}" does not exist`);
+  const names = new Set(items.map((i) => i.transformation).filter((n): n is string => !!n));
+  if (role.transformations.length === 1) names.add(role.transformations[0]);
+  const resolved = new Map<string, Resolved>();
+  for (const name of names) {
+    if (!role.transformations.includes(name)) continue;
+    const t = await getObject<Transformation>(store, 'transformation', name);
+    if (!t) continue;
+    let template: Template | undefined;
+    let alphabet: string | undefined;
+    if (t.type !== 'tokenization') {
+      template = TEMPLATES[t.template] ?? (await getObject<Template>(store, 'template', t.template));
+      if (template?.alphabet) alphabet = (ALPHABETS[template.alphabet] ?? (await getObject<Alphabet>(store, 'alphabet', template.alphabet)))?.alphabet;
+    }
+    const stores: Array<[string, Store | undefined]> = [];
+    if (t.type === 'tokenization') {
+      for (const s of t.stores) stores.push([s, s === INTERNAL_STORE ? undefined : await resolve<Store>(store, 'store', s, 'stores')]);
+    }
+    resolved.set(name, { name, t, template, alphabet, stores });
+  }
+  return { role: roleName, transformations: role.transformations, resolved };
+}
+
+/** The transformation an item uses: named, or the role's only one; in the role and allowing it. */
+function pick(loaded: Loaded, item: Item): Resolved {
+  const name = item.transformation || (loaded.transformations.length === 1 ? loaded.transformations[0] : undefined);
+  if (!name) throw badInput(`transformation is required: role "${loaded.role}" has ${loaded.transformations.length} transformations`);
+  if (!loaded.transformations.includes(name)) throw badInput(`transformation "${name}" is not in role "${loaded.role}"`);
+  const r = loaded.resolved.get(name);
+  if (!r) throw badInput(`transformation "${name}" does not exist`);
+  if (!r.t.allowed_roles.some((g) => globMatch(g, loaded.role))) throw badInput(`role "${loaded.role}" is not in the allowed_roles of transformation "${name}"`);
+  return r;
+}
+
+const ciphers = new Map<string, FF31>();
+
+/** One FF3-1 instance per key and alphabet (the AES key schedule is done once). */
+function ff31(r: Resolved): { cipher: FF31; index: Map<string, number>; chars: string[] } {
+  if (!r.template || !r.alphabet) throw badInput(`transformation "${r.name}": its template or alphabet no longer exists`);
+  const id = `${r.t.key}\0${r.alphabet}`;
+  let cipher = ciphers.get(id);
+  const chars = Array.from(r.alphabet);
+  if (!cipher) {
+    cipher = new FF31(Buffer.from(r.t.key, 'base64'), chars.length);
+    if (ciphers.size > 1000) ciphers.clear();
+    ciphers.set(id, cipher);
+  }
+  return { cipher, index: new Map(chars.map((c, i) => [c, i])), chars };
+}
+
+function tweakOf(r: Resolved, item: Item, op: Op): { tweak: Buffer; generated?: string } {
+  const source = r.t.tweak_source;
+  if (source === 'internal') return { tweak: Buffer.from(r.t.tweak, 'base64') };
+  if (source === 'generated' && op === 'encode') {
+    const tweak = randomBytes(7);
+    return { tweak, generated: tweak.toString('base64') };
+  }
+  if (!item.tweak) throw badInput(`tweak is required: transformation "${r.name}" has tweak_source ${source} (7 bytes, base64)`);
+  const tweak = Buffer.from(item.tweak, 'base64');
+  if (tweak.length !== 7 || tweak.toString('base64').replace(/=+$/, '') !== item.tweak.replace(/=+$/, '')) {
+    throw badInput('tweak: must be exactly 7 bytes, base64-encoded');
+  }
+  return { tweak };
+}
+
+function fpe(r: Resolved, item: Item, value: string, op: Op): Record<string, unknown> {
+  const { cipher, index, chars } = ff31(r);
+  const { tweak, generated } = tweakOf(r, item, op);
+  const out = applyTemplate(r.template!, value, (input) => {
+    const x = input.map((c) => {
+      const d = index.get(c);
+      if (d === undefined) throw badInput(`value: the character "${c}" is not in the alphabet of template "${r.t.template}"`);
+      return d;
+    });
+    const problem = cipher.lengthProblem(x.length);
+    if (problem) throw badInput(`value: ${problem}`);
+    return (op === 'encode' ? cipher.encrypt(x, tweak) : cipher.decrypt(x, tweak)).map((d) => chars[d]);
+  });
+  return op === 'encode' ? { encoded_value: out, ...(generated ? { tweak: generated } : {}) } : { decoded_value: out };
+}
+
+/** The request's token lookups and writes against the transformation's stores. */
+class Tokens {
+  private readonly internal: Array<[string, TokenRecord]> = [];
+  private readonly external = new Map<string, { store: Store; transformation: string; records: TokenRecord[] }>();
+
+  constructor(
+    private readonly mount: MountEntry,
+    private readonly tx: <T>(fn: (store: MountStore) => Promise<T>) => Promise<T>,
+  ) {}
+
+  /** Queues a new token's record for every store of the transformation. */
+  add(r: Resolved, record: TokenRecord): void {
+    for (const [name, store] of r.stores) {
+      if (!store) {this.internal.push([r.name, record]);} else {
+        const key = `${name}\0${r.name}`;
+        const entry = this.external.get(key) ?? { store, transformation: r.name, records: [] };
+        entry.records.push(record);
+        this.external.set(key, entry);
+      }
+    }
+  }
+
+  /** The first store that knows the token answers. */
+  async find(r: Resolved, hash: string): Promise<TokenRecord | undefined> {
+    for (const [name, store] of r.stores) {
+      const found = store ? await sqlGet(this.mount, name, store, r.name, hash) : await this.tx((s) => getInternal(s, r.name, hash));
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  async flush(): Promise<void> {
+    if (this.internal.length) await this.tx(async (s) => { for (const [t, rec] of this.internal) await putInternal(s, t, rec); });
+    for (const [key, { store, transformation, records }] of this.external) await sqlPut(this.mount, key.split('\0')[0], store, transformation, records);
+  }
+}
+
+async function tokenization(r: Resolved, item: Item, value: string, op: Op, now: number, tokens: Tokens): Promise<Record<string, unknown>> {
+  if (op === 'encode') {
+    const requested = item.ttl ?? 0;
+    const max = r.t.max_ttl;
+    const ttl = max > 0 ? (requested > 0 ? Math.min(requested, max) : max) : requested;
+    const token = newToken();
+    const payload = { value, ...(item.metadata ? { metadata: parseMetadata(item.metadata) } : {}) };
+    tokens.add(r, sealToken(r.t.key, r.name, tokenHash(r.t.key, r.name, token), payload, ttl > 0 ? now + ttl * 1000 : 0));
+    return { encoded_value: token };
+  }
+  const record = await tokens.find(r, tokenHash(r.t.key, r.name, value));
+  const live = record && (record.expireAt === 0 || record.expireAt > now) ? record : undefined;
+  if (op === 'validate') return { valid: live !== undefined };
+  if (!live) throw badInput('value is not a valid token (unknown or expired)');
+  return { decoded_value: openToken(r.t.key, r.name, live).value };
+}
+
+async function one(op: Op, loaded: Loaded, item: Item, now: number, tokens: Tokens): Promise<Record<string, unknown>> {
+  const value = item.value;
+  if (value === undefined || value === null || value === '') throw badInput('value is required');
+  const r = pick(loaded, item);
+  if (op === 'validate' && r.t.type !== 'tokenization') throw badInput(`validate is only for tokenization transformations; "${r.name}" is ${r.t.type}`);
+  switch (r.t.type) {
+    case 'fpe':
+      return fpe(r, item, value, op);
+    case 'masking':
+      if (op === 'decode') throw badInput(`transformation "${r.name}" masks: masked values cannot be decoded`);
+      return { encoded_value: applyTemplate(r.template!, value, (chars) => chars.map(() => r.t.masking_character)) };
+    default:
+      return tokenization(r, item, value, op, now, tokens);
+  }
+}
+
+/**
+ * encode/decode/validate: every referenced object is read in one transaction, the values are
+ * transformed, then new tokens are written (the internal store in one transaction, each SQL
+ * store in one statement). A batch answers one result per item, in order; an item's error is
+ * that item's `error`, unless every item failed.
+ */
+function operation(op: Op): EngineRoute {
+  return {
+    pattern: `${op}/:role_name`,
+    body: Body,
+    ownTransactions: ['create', 'update'],
+    write: async (req: SecretsRequest<Body>) => {
+      const ctx = req.core.context(req.mount);
+      const batch = req.body.batch_input;
+      const items = batch ?? [req.body];
+      if (batch && batch.length === 0) throw badInput('batch_input: must not be empty');
+      const loaded = await ctx.tx((store) => load(store, req.params.role_name, items));
+      const tokens = new Tokens(req.mount, (fn) => ctx.tx((store) => fn(store)));
+      if (!batch) {
+        const data = await one(op, loaded, req.body, req.now, tokens);
+        await tokens.flush();
+        return { data };
+      }
+      const results: Array<Record<string, unknown>> = [];
+      for (const item of batch) {
+        try {
+          const result = await one(op, loaded, item, req.now, tokens);
+          // The public service keys decode batch results `encoded_value` too; both are given.
+          if (op === 'decode') result.encoded_value = result.decoded_value;
+          results.push({ ...result, ...(item.reference ? { reference: item.reference } : {}) });
+        } catch (e) {
+          if (!(e instanceof HangarError)) throw e;
+          results.push({ error: e.messages.join('; '), ...(item.reference ? { reference: item.reference } : {}) });
+        }
+      }
+      if (results.every((r) => 'error' in r)) throw badInput(...results.map((r, i) => `batch_input.${i}: ${String(r.error)}`));
+      await tokens.flush();
+      return { data: { batch_results: results } };
+    },
+  };
+}
+
+export const operationRoutes: EngineRoute[] = [operation('encode'), operation('decode'), operation('validate')];

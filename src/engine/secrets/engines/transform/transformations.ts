@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { ALPHABETS } from './alphabets';
+import { allObjects, listRoute, objectRoute, resolve, writableName } from './objects';
+import { Store } from './stores';
+import { Template, TEMPLATES } from './templates';
+import { deleteTokens, INTERNAL_STORE } from './tokenization';
+import { commaList, duration } from '../../core/durations';
+import { badInput } from '../../core/request';
+import { EngineRoute, SecretsRequest } from '../../core/types';
+
+export const TYPES = ['fpe', 'masking', 'tokenization'] as const;
+export type TransformationType = (typeof TYPES)[number];
+export const TWEAK_SOURCES = ['supplied', 'generated', 'internal'] as const;
+
+export interface Transformation {
+  readonly type: TransformationType;
+  readonly template: string;
+  readonly tweak_source: (typeof TWEAK_SOURCES)[number];
+  readonly masking_character: string;
+  readonly allowed_roles: string[];
+  readonly mapping_mode: 'default' | 'exportable';
+  /** Seconds; 0 is no expiry. */
+  readonly max_ttl: number;
+  readonly stores: string[];
+  /** AES-256 key (base64), made at creation and sealed with the transformation; never shown. */
+  readonly key: string;
+  /** The `internal` tweak source's 7 bytes (base64). */
+  readonly tweak: string;
+}
+
+const TransformationBody = z.object({
+  type: z.string().nullish(),
+  template: z.string().max(256).nullish(),
+  templates: commaList.nullish(),
+  tweak_source: z.enum(TWEAK_SOURCES, { message: 'must be supplied, generated or internal' }).nullish(),
+  masking_character: z.string().max(16).nullish(),
+  allowed_roles: commaList.nullish(),
+  mapping_mode: z.enum(['default', 'exportable'], { message: 'must be default or exportable' }).nullish(),
+  max_ttl: duration().nullish(),
+  stores: commaList.nullish(),
+});
+type TransformationBody = z.infer<typeof TransformationBody>;
+
+/** Create or update; `fixedType` comes from the typed endpoints' path. */
+async function write(req: SecretsRequest<TransformationBody>, fixedType?: string): Promise<undefined> {
+  const name = writableName('transformation', req.params.name);
+  const b = req.body;
+  const old = await req.store.get<Transformation>(`transformation/${name}`);
+  const given = fixedType ?? b.type ?? old?.type;
+  if (!given) throw badInput('type is required: fpe, masking or tokenization');
+  if (!(TYPES as readonly string[]).includes(given)) throw badInput(`type: "${given}" is not supported: use fpe, masking or tokenization`);
+  const type = given as TransformationType;
+  if (old && old.type !== type) throw badInput(`type cannot be changed (transformation "${name}" is ${old.type}, not ${type}): delete and recreate it`);
+  const template = b.template ?? b.templates?.[0] ?? old?.template ?? '';
+  const next: Transformation = {
+    type,
+    template: type === 'tokenization' ? '' : template,
+    tweak_source: b.tweak_source ?? old?.tweak_source ?? 'supplied',
+    masking_character: Array.from(b.masking_character || old?.masking_character || '*')[0],
+    allowed_roles: b.allowed_roles ?? old?.allowed_roles ?? [],
+    mapping_mode: b.mapping_mode ?? old?.mapping_mode ?? 'default',
+    max_ttl: b.max_ttl ?? old?.max_ttl ?? 0,
+    stores: b.stores ?? old?.stores ?? [INTERNAL_STORE],
+    key: old?.key ?? randomBytes(32).toString('base64'),
+    tweak: old?.tweak ?? randomBytes(7).toString('base64'),
+  };
+  if (type !== 'tokenization') {
+    if (!next.template) throw badInput(`template is required for ${type} transformations`);
+    const t = await resolve<Template>(req.store, 'template', next.template, 'template', TEMPLATES);
+    if (type === 'fpe') {
+      if (!t.alphabet) throw badInput(`template: "${next.template}" has no alphabet, which FPE needs`);
+      await resolve(req.store, 'alphabet', t.alphabet, `template "${next.template}": alphabet`, ALPHABETS);
+    }
+  } else {
+    if (next.stores.length === 0) throw badInput('stores: needs at least one store (builtin/internal is Hangar\'s own storage)');
+    for (const store of next.stores) {
+      if (store !== INTERNAL_STORE) await resolve<Store>(req.store, 'store', store, 'stores');
+    }
+  }
+  await req.store.put(`transformation/${name}`, next);
+  return undefined;
+}
+
+/** The read shape: the spec's fields of the type (`templates` an array), never the key. */
+function show(t: Transformation): Record<string, unknown> {
+  const common = { type: t.type, allowed_roles: t.allowed_roles, templates: t.template ? [t.template] : [] };
+  switch (t.type) {
+    case 'fpe':
+      return { ...common, tweak_source: t.tweak_source };
+    case 'masking':
+      return { ...common, masking_character: t.masking_character };
+    default:
+      return { ...common, mapping_mode: t.mapping_mode, max_ttl: t.max_ttl, stores: t.stores };
+  }
+}
+
+/** The shared read/write/delete of a transformation, on the generic and the typed paths. */
+function transformationRoute(pattern: string, typed: boolean): EngineRoute {
+  return objectRoute<Transformation>({
+    kind: 'transformation',
+    pattern,
+    body: TransformationBody,
+    show,
+    write: (req) => {
+      if (typed && !(TYPES as readonly string[]).includes(req.params.type)) throw badInput(`unsupported transformation type "${req.params.type}": use fpe, masking or tokenization`);
+      return write(req as SecretsRequest<TransformationBody>, typed ? req.params.type : undefined);
+    },
+    inUse: async (req, name) => {
+      const users = (await allObjects<{ transformations?: string[] }>(req.store, 'role')).filter(([, r]) => r.transformations?.includes(name));
+      return users.length ? `role ${users.map(([n]) => `"${n}"`).join(', ')}` : undefined;
+    },
+    cleanup: (req, name, t) => (t.type === 'tokenization' ? deleteTokens(req.store, name) : Promise.resolve()),
+  });
+}
+
+export const transformationRoutes: EngineRoute[] = [
+  listRoute('transformation'),
+  transformationRoute('transformation/:name', false),
+  // The typed endpoints, under the spec's singular path and the public service's plural one (hvac).
+  transformationRoute('transformation/:type/:name', true),
+  transformationRoute('transformations/:type/:name', true),
+];
