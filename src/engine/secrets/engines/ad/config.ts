@@ -1,0 +1,162 @@
+import { X509Certificate } from 'node:crypto';
+import { z } from 'zod';
+import { Pending } from './rotation';
+import { duration, flexibleBoolean, flexibleInt } from '../../core/durations';
+import { badInput, missing } from '../../core/request';
+import { EngineRoute, SecretsRequest } from '../../core/types';
+
+/** The public service's defaults: passwords live 32 days; a fixed complexity prefix without a formatter. */
+const DEFAULT_TTL = 32 * 24 * 3600;
+export const MIN_LENGTH = 14;
+export const PLACEHOLDER = '{{PASSWORD}}';
+/** The shortest random part a formatter may leave (length minus the formatter's fixed text). */
+export const MIN_RANDOM = 8;
+const TLS_VERSIONS = ['tls10', 'tls11', 'tls12', 'tls13'] as const;
+
+const ConfigBody = z.object({
+  ttl: duration().optional(),
+  max_ttl: duration().optional(),
+  length: flexibleInt.optional(),
+  formatter: z.string().max(1024).optional(),
+  url: z.string().max(4096).optional(),
+  case_sensitive_names: flexibleBoolean.optional(),
+  request_timeout: duration(1).optional(),
+  starttls: flexibleBoolean.optional(),
+  insecure_tls: flexibleBoolean.optional(),
+  certificate: z.string().max(256 * 1024).optional(),
+  binddn: z.string().max(4096).optional(),
+  bindpass: z.string().max(4096).optional(),
+  userdn: z.string().max(4096).optional(),
+  upndomain: z.string().max(1024).optional(),
+  last_rotation_tolerance: duration().optional(),
+  tls_min_version: z.enum(TLS_VERSIONS, { message: 'must be tls10, tls11, tls12 or tls13' }).optional(),
+  tls_max_version: z.enum(TLS_VERSIONS, { message: 'must be tls10, tls11, tls12 or tls13' }).optional(),
+  schema: z.enum(['ad', 'openldap'], { message: 'must be ad (Active Directory) or openldap' }).optional(),
+});
+
+/** The engine's configuration, stored sealed at `config` (the bind password included). */
+export interface AdConfig {
+  readonly ttl: number;
+  readonly max_ttl: number;
+  readonly length: number;
+  readonly formatter: string;
+  readonly url: string;
+  readonly case_sensitive_names: boolean;
+  readonly request_timeout: number;
+  readonly starttls: boolean;
+  readonly insecure_tls: boolean;
+  readonly certificate: string;
+  readonly binddn: string;
+  readonly bindpass: string;
+  readonly userdn: string;
+  readonly upndomain: string;
+  readonly last_rotation_tolerance: number;
+  readonly tls_min_version: (typeof TLS_VERSIONS)[number];
+  readonly tls_max_version: (typeof TLS_VERSIONS)[number];
+  /** The directory's dialect: `ad` (unicodePwd, pwdLastSet, UPN) or `openldap` (userPassword, pwdChangedTime). */
+  readonly schema: 'ad' | 'openldap';
+  /** A root rotation under way (rotation.ts). */
+  readonly pending?: Pending;
+  /** When Hangar last set the bind password itself (rotate-root), epoch ms. */
+  readonly root_rotated_at?: number;
+}
+
+const DEFAULTS: Omit<AdConfig, 'binddn' | 'bindpass'> = {
+  ttl: DEFAULT_TTL,
+  max_ttl: DEFAULT_TTL,
+  length: 64,
+  formatter: '',
+  url: 'ldap://127.0.0.1',
+  case_sensitive_names: false,
+  request_timeout: 90,
+  starttls: false,
+  insecure_tls: false,
+  certificate: '',
+  userdn: '',
+  upndomain: '',
+  last_rotation_tolerance: 5,
+  tls_min_version: 'tls12',
+  tls_max_version: 'tls12',
+  schema: 'ad',
+};
+
+export async function readConfig(store: SecretsRequest['store']): Promise<AdConfig | undefined> {
+  return store.get<AdConfig>('config');
+}
+
+/** The configuration, or a 400 that says what to do first. */
+export async function requireConfig(store: SecretsRequest['store']): Promise<AdConfig> {
+  const config = await readConfig(store);
+  if (!config) throw badInput('the directory engine is not configured: write config first (binddn, bindpass, url)');
+  return config;
+}
+
+/** The URLs of `url`, in the order they are tried. */
+export function urlsOf(config: Pick<AdConfig, 'url'>): string[] {
+  return config.url.split(',').map((u) => u.trim()).filter((u) => u !== '');
+}
+
+function check(c: AdConfig): void {
+  if (!c.binddn) throw badInput('binddn is required: the DN Hangar binds as to manage passwords');
+  if (!c.bindpass) throw badInput('bindpass is required: the password of binddn');
+  if (c.length < MIN_LENGTH) throw badInput(`length: must be at least ${MIN_LENGTH}, not ${c.length}`);
+  if (c.length > 1024) throw badInput(`length: must be at most 1024, not ${c.length}`);
+  if (c.formatter) {
+    if (c.formatter.split(PLACEHOLDER).length !== 2) throw badInput(`formatter: must contain ${PLACEHOLDER} exactly once`);
+    const random = c.length - (c.formatter.length - PLACEHOLDER.length);
+    if (random < MIN_RANDOM) throw badInput(`formatter: leaves ${random} random characters at length ${c.length}; raise length or shorten the formatter (at least ${MIN_RANDOM})`);
+  }
+  if (c.max_ttl && c.ttl > c.max_ttl) throw badInput(`ttl (${c.ttl}) must not exceed max_ttl (${c.max_ttl})`);
+  const urls = urlsOf(c);
+  if (urls.length === 0) throw badInput('url: give at least one LDAP URL');
+  for (const u of urls) {
+    let parsed: URL;
+    try {
+      parsed = new URL(u);
+    } catch {
+      throw badInput(`url: "${u}" is not a URL`);
+    }
+    if (parsed.protocol !== 'ldap:' && parsed.protocol !== 'ldaps:') throw badInput(`url: "${u}" must be an ldap:// or ldaps:// URL`);
+  }
+  if (c.certificate) {
+    try {
+      new X509Certificate(c.certificate);
+    } catch {
+      throw badInput('certificate: not a PEM certificate');
+    }
+  }
+  if (TLS_VERSIONS.indexOf(c.tls_min_version) > TLS_VERSIONS.indexOf(c.tls_max_version)) {
+    throw badInput(`tls_min_version (${c.tls_min_version}) must not be above tls_max_version (${c.tls_max_version})`);
+  }
+}
+
+/** What a read shows: every setting but the bind password. */
+function shown(c: AdConfig): Record<string, unknown> {
+  const { bindpass: _secret, pending: _pending, root_rotated_at: _at, ...rest } = c;
+  return rest;
+}
+
+/** `config`: write (replaces the whole configuration; credentials are not tried, as the spec says), read, delete. */
+export const configRoutes: EngineRoute[] = [
+  {
+    pattern: 'config',
+    body: ConfigBody,
+    exists: (req) => req.store.exists('config'),
+    read: async (req) => {
+      const c = await readConfig(req.store);
+      if (!c) throw missing();
+      return { data: shown(c) };
+    },
+    write: async (req: SecretsRequest<z.infer<typeof ConfigBody>>) => {
+      const given = Object.fromEntries(Object.entries(req.body).filter(([, v]) => v !== undefined));
+      const config = { ...DEFAULTS, binddn: '', bindpass: '', ...given } as AdConfig;
+      check(config);
+      await req.store.put('config', config);
+      return undefined;
+    },
+    delete: async (req) => {
+      await req.store.delete('config');
+      return undefined;
+    },
+  },
+];
