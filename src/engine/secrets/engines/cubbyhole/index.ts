@@ -1,0 +1,28 @@
+import { badInput } from '../../core/request';
+import { EngineType, SecretsRequest } from '../../core/types';
+import { allKeys } from '../kv/secret';
+import { plainRoutes } from '../kv/v1';
+
+/**
+ * Each token's own folder of the mount's store, named by the token's hash: no other token, not
+ * even a root token, reaches it, and revoking the token drops it (`tokensRevoked`).
+ */
+function home(req: SecretsRequest): string {
+  const entry = req.caller!.entry;
+  // As Vault: a batch token has no storage of its own.
+  if (entry.type === 'batch') throw badInput('cubbyhole operations are only supported by service type tokens');
+  return `${entry.idHash}/`;
+}
+
+/** Vault's cubbyhole: KV version 1 semantics, private to the calling token, gone with it. */
+export const cubbyholeEngine: EngineType = {
+  type: 'cubbyhole',
+  kind: 'secret',
+  description: 'per-token private secret storage',
+  routes: plainRoutes(home, false),
+  async tokensRevoked(ctx, idHashes) {
+    await ctx.tx(async (store) => {
+      for (const hash of idHashes) for (const key of await allKeys(store, `${hash}/`)) await store.delete(key);
+    });
+  },
+};

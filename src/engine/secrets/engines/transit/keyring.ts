@@ -1,0 +1,163 @@
+import { createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, KeyObject, randomBytes } from 'node:crypto';
+import { badInput, missing } from '../../core/request';
+import { MountStore } from '../../core/store';
+import { SecretsRequest } from '../../core/types';
+
+export const KEY_TYPES = [
+  'aes128-gcm96',
+  'aes256-gcm96',
+  'chacha20-poly1305',
+  'ed25519',
+  'ecdsa-p256',
+  'ecdsa-p384',
+  'ecdsa-p521',
+  'rsa-2048',
+  'rsa-3072',
+  'rsa-4096',
+  'hmac',
+] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+
+const SYMMETRIC: Partial<Record<KeyType, { cipher: string; size: number }>> = {
+  'aes128-gcm96': { cipher: 'aes-128-gcm', size: 16 },
+  'aes256-gcm96': { cipher: 'aes-256-gcm', size: 32 },
+  'chacha20-poly1305': { cipher: 'chacha20-poly1305', size: 32 },
+};
+const CURVES: Partial<Record<KeyType, string>> = { 'ecdsa-p256': 'P-256', 'ecdsa-p384': 'P-384', 'ecdsa-p521': 'P-521' };
+
+export const symmetric = (type: KeyType) => SYMMETRIC[type];
+export const isRsa = (type: KeyType) => type.startsWith('rsa-');
+export const canEncrypt = (type: KeyType) => symmetric(type) !== undefined || isRsa(type);
+export const canSign = (type: KeyType) => type === 'ed25519' || type.startsWith('ecdsa-') || isRsa(type);
+
+/** One version of a key: its secret material (base64 or PKCS#8 DER base64) and its HMAC key. */
+export interface KeyVersion {
+  readonly created: number;
+  readonly key?: string;
+  readonly privateKey?: string;
+  readonly hmacKey: string;
+}
+
+/** A named key with all its versions, sealed by the barrier as one entry (Vault's policy). */
+export interface Keyring {
+  readonly name: string;
+  readonly type: KeyType;
+  readonly derived: boolean;
+  exportable: boolean;
+  allowPlaintextBackup: boolean;
+  deletionAllowed: boolean;
+  minDecryptionVersion: number;
+  minEncryptionVersion: number;
+  autoRotatePeriod: number;
+  latestVersion: number;
+  /** Versions below it were trimmed (0: none). */
+  minAvailableVersion?: number;
+  versions: Record<string, KeyVersion>;
+}
+
+const entryKey = (name: string) => `keys/${name}`;
+
+export const loadKeyring = (store: MountStore, name: string) => store.get<Keyring>(entryKey(name));
+export const saveKeyring = (store: MountStore, ring: Keyring) => store.put(entryKey(ring.name), ring);
+
+/** The named key of a request (`:name`), or Vault's 404-ish answer for a missing one. */
+export async function keyringOf(req: SecretsRequest): Promise<Keyring> {
+  const ring = await loadKeyring(req.store, req.params.name);
+  if (!ring) throw missing();
+  return ring;
+}
+
+/** Fresh material of a key type; `hmac` keys take `keySize` bytes. */
+export function newVersion(type: KeyType, now: number, keySize = 32): KeyVersion {
+  const hmacKey = randomBytes(32).toString('base64');
+  const sym = symmetric(type);
+  if (sym) return { created: now, key: randomBytes(sym.size).toString('base64'), hmacKey };
+  if (type === 'hmac') return { created: now, key: randomBytes(keySize).toString('base64'), hmacKey };
+  const pair =
+    type === 'ed25519'
+      ? generateKeyPairSync('ed25519')
+      : isRsa(type)
+        ? generateKeyPairSync('rsa', { modulusLength: Number(type.slice(4)) })
+        : generateKeyPairSync('ec', { namedCurve: CURVES[type]! });
+  return { created: now, privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'), hmacKey };
+}
+
+export function rotate(ring: Keyring, now: number): void {
+  const keySize = ring.type === 'hmac' ? Buffer.from(ring.versions[String(ring.latestVersion)].key!, 'base64').length : 32;
+  ring.latestVersion += 1;
+  ring.versions[String(ring.latestVersion)] = newVersion(ring.type, now, keySize);
+}
+
+/** The version to encrypt or sign with: 0 or none is the latest; refused below the minimum. */
+export function versionFor(ring: Keyring, asked: number | undefined): [number, KeyVersion] {
+  const n = asked || ring.latestVersion;
+  if (n > ring.latestVersion) throw badInput(`key_version: version ${n} does not exist (latest is ${ring.latestVersion})`);
+  if (n < Math.max(ring.minEncryptionVersion, ring.minDecryptionVersion)) {
+    throw badInput(`key_version: requested version ${n} is below the key's minimum encryption version`);
+  }
+  return [n, ring.versions[String(n)]];
+}
+
+/** The version a ciphertext, signature or HMAC names, if policy still allows it. */
+export function versionOf(ring: Keyring, n: number): KeyVersion {
+  if (n < ring.minDecryptionVersion) throw badInput('ciphertext or signature version is disallowed by policy (too old)');
+  const v = ring.versions[String(n)];
+  if (!v) throw badInput(`invalid key version ${n}`);
+  return v;
+}
+
+/** Symmetric key material; derived keys (HKDF-SHA256 with the context as info, as Vault) need a context. */
+export function symmetricKey(ring: Keyring, v: KeyVersion, context: Buffer | undefined): Buffer {
+  const key = Buffer.from(v.key!, 'base64');
+  if (!ring.derived) return key;
+  if (!context || context.length === 0) throw badInput('context: missing, required for a derived key');
+  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), context, key.length));
+}
+
+export const privateKeyOf = (v: KeyVersion): KeyObject => createPrivateKey({ key: Buffer.from(v.privateKey!, 'base64'), format: 'der', type: 'pkcs8' });
+
+/** The public key as Vault shows it: raw base64 for ed25519, PEM for ECDSA and RSA. */
+export function publicKeyText(type: KeyType, v: KeyVersion): string {
+  const pub = createPublicKey(privateKeyOf(v));
+  if (type === 'ed25519') return pub.export({ format: 'jwk' }).x!.replace(/-/g, '+').replace(/_/g, '/') + '=';
+  return pub.export({ type: 'spki', format: 'pem' }).toString();
+}
+
+/** The key's read response. */
+export function keyInfo(ring: Keyring): Record<string, unknown> {
+  const keys: Record<string, unknown> = {};
+  for (const [n, v] of Object.entries(ring.versions)) {
+    keys[n] = v.privateKey
+      ? { creation_time: new Date(v.created).toISOString(), name: ring.type.split('-')[0], public_key: publicKeyText(ring.type, v) }
+      : Math.floor(v.created / 1000);
+  }
+  return {
+    allow_plaintext_backup: ring.allowPlaintextBackup,
+    auto_rotate_period: ring.autoRotatePeriod,
+    deletion_allowed: ring.deletionAllowed,
+    derived: ring.derived,
+    exportable: ring.exportable,
+    imported_key: false,
+    keys,
+    latest_version: ring.latestVersion,
+    min_available_version: ring.minAvailableVersion ?? 0,
+    min_decryption_version: ring.minDecryptionVersion,
+    min_encryption_version: ring.minEncryptionVersion,
+    name: ring.name,
+    supports_decryption: canEncrypt(ring.type),
+    supports_derivation: symmetric(ring.type) !== undefined,
+    supports_encryption: canEncrypt(ring.type),
+    supports_signing: canSign(ring.type),
+    type: ring.type,
+    ...(ring.derived ? { kdf: 'hkdf_sha256' } : {}),
+  };
+}
+
+/** `vault:v<N>:<base64>`: the version and the payload, or a message naming the field. */
+export function parseVersioned(field: string, text: string): [number, Buffer] {
+  const m = /^vault:v(\d+):([A-Za-z0-9+/_-]*={0,2})$/.exec(text);
+  if (!m) throw badInput(`${field}: must look like vault:v<version>:<base64>`);
+  return [Number(m[1]), Buffer.from(m[2], m[2].includes('-') || m[2].includes('_') ? 'base64url' : 'base64')];
+}
+
+export const versioned = (n: number, payload: Buffer, encoding: 'base64' | 'base64url' = 'base64') => `vault:v${n}:${payload.toString(encoding)}`;

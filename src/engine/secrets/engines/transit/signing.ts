@@ -1,0 +1,157 @@
+import { constants, createHash, createHmac, createPublicKey, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
+import { z } from 'zod';
+import { b64, batched, keyVersion } from './input';
+import { canSign, isRsa, Keyring, keyringOf, KeyVersion, parseVersioned, privateKeyOf, versioned, versionFor, versionOf } from './keyring';
+import { flexibleBoolean, flexibleInt } from '../../core/durations';
+import { badInput } from '../../core/request';
+import { EngineRoute, SecretsRequest } from '../../core/types';
+
+/** Vault's hash names and node's. */
+const HASHES: Record<string, string> = {
+  'sha1': 'sha1',
+  'sha2-224': 'sha224',
+  'sha2-256': 'sha256',
+  'sha2-384': 'sha384',
+  'sha2-512': 'sha512',
+  'sha3-224': 'sha3-224',
+  'sha3-256': 'sha3-256',
+  'sha3-384': 'sha3-384',
+  'sha3-512': 'sha3-512',
+};
+const hashName = (field: string, name: string | undefined): string => {
+  const h = HASHES[name ?? 'sha2-256'];
+  if (!h) throw badInput(`${field}: unsupported hash algorithm "${name}" (use one of ${Object.keys(HASHES).join(', ')})`);
+  return h;
+};
+
+const SignItem = z.object({ input: b64, context: b64.optional(), reference: z.string().optional() });
+const SignOptions = {
+  hash_algorithm: z.string().optional(),
+  algorithm: z.string().optional(),
+  signature_algorithm: z.enum(['pss', 'pkcs1v15'], { message: 'must be pss or pkcs1v15' }).optional(),
+  marshaling_algorithm: z.enum(['asn1', 'jws'], { message: 'must be asn1 or jws' }).optional(),
+  prehashed: flexibleBoolean.optional(),
+  key_version: keyVersion.optional(),
+};
+const SignBody = SignItem.partial({ input: true }).extend({ ...SignOptions, batch_input: z.array(SignItem).optional() });
+const VerifyItem = SignItem.extend({ signature: z.string().optional(), hmac: z.string().optional() });
+const VerifyBody = VerifyItem.partial({ input: true }).extend({ ...SignOptions, batch_input: z.array(VerifyItem).optional() });
+const HmacItem = z.object({ input: b64, reference: z.string().optional() });
+const HmacBody = HmacItem.partial({ input: true }).extend({
+  algorithm: z.string().optional(),
+  key_version: keyVersion.optional(),
+  batch_input: z.array(HmacItem).optional(),
+});
+const HashBody = z.object({
+  input: b64,
+  algorithm: z.string().optional(),
+  format: z.enum(['hex', 'base64'], { message: 'must be hex or base64' }).optional(),
+});
+
+type SignOpts = z.infer<typeof SignBody>;
+
+/** The hash of a request: the path's, else the body's `hash_algorithm` (or `algorithm`). */
+const hashOf = (req: SecretsRequest<SignOpts>) => req.params.hash_algorithm ?? req.body.hash_algorithm ?? req.body.algorithm;
+
+/** node's options for a key version and the request's signature settings. */
+function signingKey(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | undefined, pub: boolean) {
+  if (!canSign(ring.type)) throw badInput(`key type ${ring.type} does not support signing`);
+  if (o.prehashed) throw badInput('prehashed: not supported by Hangar; send the input itself');
+  const key = pub ? createPublicKey(privateKeyOf(v)) : privateKeyOf(v);
+  if (ring.type === 'ed25519') return { algorithm: null, key: { key } };
+  const algorithm = hashName('hash_algorithm', hash);
+  if (isRsa(ring.type)) {
+    const pss = (o.signature_algorithm ?? 'pss') === 'pss';
+    const saltLength = pub ? constants.RSA_PSS_SALTLEN_AUTO : constants.RSA_PSS_SALTLEN_MAX_SIGN;
+    return { algorithm, key: pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength } : { key, padding: constants.RSA_PKCS1_PADDING } };
+  }
+  return { algorithm, key: { key, dsaEncoding: o.marshaling_algorithm === 'jws' ? ('ieee-p1363' as const) : ('der' as const) } };
+}
+
+function hmacOf(ring: Keyring, v: KeyVersion, algorithm: string | undefined, input: Buffer): Buffer {
+  const key = Buffer.from(ring.type === 'hmac' ? v.key! : v.hmacKey, 'base64');
+  return createHmac(hashName('algorithm', algorithm), key).update(input).digest();
+}
+
+const required = <T>(value: T | undefined, field: string): T => {
+  if (value === undefined) throw badInput(`${field} is required`);
+  return value;
+};
+
+/** `sign/`, `verify/`, `hmac/` of the transit engine, and the keyless `hash/` and `random/`. */
+export const signingRoutes: EngineRoute[] = ['sign/:name', 'sign/:name/:hash_algorithm'].map((pattern) => ({
+  pattern,
+  readOnly: true,
+  body: SignBody,
+  write: async (req: SecretsRequest<SignOpts>) => {
+    const ring = await keyringOf(req as SecretsRequest);
+    const [n, v] = versionFor(ring, req.body.key_version);
+    const { algorithm, key } = signingKey(ring, v, req.body, hashOf(req), false);
+    const encoding = req.body.marshaling_algorithm === 'jws' ? 'base64url' : 'base64';
+    return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => ({
+      signature: versioned(n, sign(algorithm, required(i.input, 'input'), key), encoding),
+      key_version: n,
+    }));
+  },
+}));
+
+signingRoutes.push(
+  ...['verify/:name', 'verify/:name/:hash_algorithm'].map((pattern) => ({
+    pattern,
+    readOnly: true,
+    body: VerifyBody,
+    write: async (req: SecretsRequest<z.infer<typeof VerifyBody>>) => {
+      const ring = await keyringOf(req as SecretsRequest);
+      return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => {
+        const input = required(i.input, 'input');
+        if (i.hmac !== undefined) {
+          const [n, mac] = parseVersioned('hmac', i.hmac);
+          const want = hmacOf(ring, versionOf(ring, n), hashOf(req) ?? req.body.algorithm, input);
+          return { valid: want.length === mac.length && timingSafeEqual(want, mac) };
+        }
+        const [n, sig] = parseVersioned('signature', required(i.signature, 'signature'));
+        const { algorithm, key } = signingKey(ring, versionOf(ring, n), req.body, hashOf(req), true);
+        return { valid: verify(algorithm, input, key, sig) };
+      });
+    },
+  })),
+  ...['hmac/:name', 'hmac/:name/:algorithm'].map((pattern) => ({
+    pattern,
+    readOnly: true,
+    body: HmacBody,
+    write: async (req: SecretsRequest<z.infer<typeof HmacBody>>) => {
+      const ring = await keyringOf(req as SecretsRequest);
+      const [n, v] = versionFor(ring, req.body.key_version);
+      const algorithm = req.params.algorithm ?? req.body.algorithm;
+      return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => ({
+        hmac: versioned(n, hmacOf(ring, v, algorithm, required(i.input, 'input'))),
+      }));
+    },
+  })),
+  ...['hash', 'hash/:algorithm'].map((pattern) => ({
+    pattern,
+    readOnly: true,
+    body: HashBody,
+    write: async (req: SecretsRequest<z.infer<typeof HashBody>>) => {
+      const digest = createHash(hashName('algorithm', req.params.algorithm ?? req.body.algorithm)).update(req.body.input).digest();
+      return { data: { sum: digest.toString(req.body.format ?? 'hex') } };
+    },
+  })),
+  // random(/:source)(/:bytes)(/:format): each segment tells what it is.
+  ...['random', 'random/:a', 'random/:a/:b', 'random/:a/:b/:c'].map((pattern) => ({
+    pattern,
+    readOnly: true,
+    body: z.object({ bytes: flexibleInt.optional(), format: z.string().optional(), source: z.string().optional() }),
+    write: async (req: SecretsRequest<{ bytes?: number; format?: string; source?: string }>) => {
+      let { bytes = 32, format = 'base64' } = req.body;
+      for (const seg of [req.params.a, req.params.b, req.params.c]) {
+        if (seg === undefined || ['platform', 'seal', 'all'].includes(seg)) continue;
+        if (/^\d+$/.test(seg)) bytes = Number(seg);
+        else format = seg;
+      }
+      if (format !== 'base64' && format !== 'hex') throw badInput(`format: "${format}" must be base64 or hex`);
+      if (bytes < 1 || bytes > 128 * 1024) throw badInput(`bytes: ${bytes} must be 1 to 131072`);
+      return { data: { random_bytes: randomBytes(bytes).toString(format) } };
+    },
+  })),
+);

@@ -1,0 +1,191 @@
+import { execFileSync } from 'node:child_process';
+import { createDecipheriv, createPublicKey, verify } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSecrets, SecretsTestServer } from './helpers';
+import { storedText } from '../../helpers/raw-db';
+import { STORAGE_KINDS } from '../../helpers/storage';
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const payload = (ct: string) => Buffer.from(ct.split(':')[2], 'base64');
+
+describe.each(STORAGE_KINDS)('transit engine (%s)', (kind) => {
+  let s: SecretsTestServer;
+  const t = async (path: string, body?: unknown, status = 200, method = 'POST') => {
+    const res = await s.v(method, `transit/${path}`, body);
+    if (res.status !== status) throw new Error(`${path}: ${res.status} ${res.text}`);
+    return res.body?.data;
+  };
+
+  beforeAll(async () => {
+    s = await startSecrets(kind);
+    await s.v('POST', 'sys/mounts/transit', { type: 'transit' });
+  });
+  afterAll(() => s.close());
+
+  test('symmetric keys: encrypt/decrypt, batch, rotate, min versions, rewrap, datakey, derived, upsert, sealed', async () => {
+    for (const type of ['aes128-gcm96', 'aes256-gcm96', 'chacha20-poly1305']) {
+      const key = await t(`keys/${type}`, { type });
+      expect(key).toMatchObject({ type, latest_version: 1, supports_encryption: true, supports_signing: false, deletion_allowed: false });
+      const { ciphertext } = await t(`encrypt/${type}`, { plaintext: b64('secret-plaintext-x') });
+      expect(ciphertext).toMatch(/^vault:v1:/);
+      expect(Buffer.from((await t(`decrypt/${type}`, { ciphertext })).plaintext, 'base64').toString()).toBe('secret-plaintext-x');
+    }
+    // Upsert: encrypt creates an aes256-gcm96 key.
+    const up = await t('encrypt/auto', { plaintext: b64('a') });
+    expect(up.key_version).toBe(1);
+    expect((await t('keys/auto', undefined, 200, 'GET')).type).toBe('aes256-gcm96');
+
+    const batch = await t('encrypt/auto', { batch_input: [{ plaintext: b64('one'), reference: 'r1' }, { plaintext: b64('two') }] });
+    expect(batch.batch_results).toEqual([expect.objectContaining({ reference: 'r1', key_version: 1 }), expect.objectContaining({ key_version: 1 })]);
+    const bad = await s.v('POST', 'transit/decrypt/auto', { batch_input: [{ ciphertext: batch.batch_results[0].ciphertext }, { ciphertext: 'vault:v1:AAAA' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.data.batch_results[0].plaintext).toBe(b64('one'));
+    expect(bad.body.data.batch_results[1].error).toMatch(/message authentication failed/);
+
+    const old = (await t('encrypt/auto', { plaintext: b64('old') })).ciphertext;
+    expect((await t('keys/auto/rotate')).latest_version).toBe(2);
+    const rewrapped = (await t('rewrap/auto', { ciphertext: old })).ciphertext;
+    expect(rewrapped).toMatch(/^vault:v2:/);
+    await t('keys/auto/config', { min_decryption_version: 2 });
+    const tooOld = await s.v('POST', 'transit/decrypt/auto', { ciphertext: old });
+    expect([tooOld.status, tooOld.body.errors[0]]).toEqual([400, expect.stringMatching(/disallowed by policy/)]);
+    expect((await t('decrypt/auto', { ciphertext: rewrapped })).plaintext).toBe(b64('old'));
+
+    const plain = await t('datakey/plaintext/auto', { bits: 512 });
+    expect(Buffer.from(plain.plaintext, 'base64')).toHaveLength(64);
+    expect((await t('decrypt/auto', { ciphertext: plain.ciphertext })).plaintext).toBe(plain.plaintext);
+    expect(await t('datakey/wrapped/auto', {})).not.toHaveProperty('plaintext');
+
+    await t('keys/derived', { type: 'aes256-gcm96', derived: true });
+    const ctx = b64('tenant-1');
+    const d = (await t('encrypt/derived', { plaintext: b64('p'), context: ctx })).ciphertext;
+    expect((await t('decrypt/derived', { ciphertext: d, context: ctx })).plaintext).toBe(b64('p'));
+    expect((await s.v('POST', 'transit/decrypt/derived', { ciphertext: d, context: b64('tenant-2') })).status).toBe(400);
+    expect((await s.v('POST', 'transit/encrypt/derived', { plaintext: b64('p') })).body.errors[0]).toMatch(/^context: missing/);
+    // Vault's ciphertext layout: nonce | data | tag.
+    expect(payload(d)).toHaveLength(12 + 1 + 16);
+
+    const errors: Array<[string, unknown, RegExp]> = [
+      ['keys/x1', { type: 'des' }, /^type: must be one of/],
+      ['keys/x1', { type: 'ed25519', derived: true }, /^derived: key derivation is only supported/],
+      ['encrypt/auto', { plaintext: 'not base64!' }, /^plaintext: must be base64/],
+      ['encrypt/auto', {}, /^plaintext is required/],
+      ['decrypt/auto', { ciphertext: 'v1:abc' }, /^ciphertext: must look like vault:v<version>:<base64>/],
+      ['datakey/secret/auto', {}, /must be plaintext or wrapped/],
+      ['datakey/plaintext/auto', { bits: 100 }, /^bits: must be 128, 256 or 512/],
+      ['keys/auto/config', { min_decryption_version: 9 }, /cannot be above the latest version/],
+    ];
+    for (const [path, body, message] of errors) {
+      const res = await s.v('POST', `transit/${path}`, body);
+      expect([path, res.status, res.body.errors[0]]).toEqual([path, 400, expect.stringMatching(message)]);
+    }
+    expect((await s.v('POST', 'transit/decrypt/none', { ciphertext: old })).status).toBe(404);
+    const del = await s.v('DELETE', 'transit/keys/auto');
+    expect([del.status, del.body.errors[0]]).toEqual([400, expect.stringMatching(/deletion is not allowed/)]);
+    await t('keys/auto/config', { deletion_allowed: true });
+    expect((await s.v('DELETE', 'transit/keys/auto')).status).toBe(204);
+    expect((await s.v('LIST', 'transit/keys')).body.data.keys).toEqual(['aes128-gcm96', 'aes256-gcm96', 'chacha20-poly1305', 'derived']);
+    expect(await storedText(s.engine.storage, s.dataDir)).not.toContain('secret-plaintext-x');
+  });
+
+  test('signatures verify with node:crypto and OpenSSL; hmac, hash, random; permissions', async () => {
+    const input = b64('message to sign');
+    const dir = mkdtempSync(join(tmpdir(), 'transit-'));
+    try {
+      for (const type of ['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'rsa-2048']) {
+        const key = await t(`keys/${type}`, { type });
+        const pub = key.keys['1'].public_key as string;
+        const pubKey = type === 'ed25519' ? createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(pub, 'base64').toString('base64url') }, format: 'jwk' }) : createPublicKey(pub);
+        const { signature } = await t(`sign/${type}/sha2-384`, { input });
+        expect(signature).toMatch(/^vault:v1:/);
+        const raw = payload(signature);
+        const hash = type === 'ed25519' ? null : 'sha384';
+        const opts = type.startsWith('rsa') ? { key: pubKey, padding: 6, saltLength: -2 } : pubKey;
+        expect(verify(hash, Buffer.from('message to sign'), opts, raw)).toBe(true);
+        expect((await t(`verify/${type}/sha2-384`, { input, signature })).valid).toBe(true);
+        expect((await t(`verify/${type}/sha2-384`, { input: b64('other'), signature })).valid).toBe(false);
+        if (type !== 'ed25519') {
+          const pem = pubKey.export({ type: 'spki', format: 'pem' }).toString();
+          writeFileSync(join(dir, 'pub.pem'), pem);
+          writeFileSync(join(dir, 'msg'), 'message to sign');
+          writeFileSync(join(dir, 'sig'), raw);
+          const extra = type.startsWith('rsa') ? ['-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:-2'] : [];
+          const out = execFileSync('openssl', ['dgst', '-sha384', ...extra, '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig'), join(dir, 'msg')]).toString();
+          expect(out).toMatch(/Verified OK/);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const jws = (await t('sign/ecdsa-p256', { input, marshaling_algorithm: 'jws' })).signature;
+    expect(payload(jws.replace(/-/g, '+').replace(/_/g, '/'))).toHaveLength(64);
+    expect((await t('verify/ecdsa-p256', { input, signature: jws, marshaling_algorithm: 'jws' })).valid).toBe(true);
+    const pkcs = (await t('sign/rsa-2048', { input, signature_algorithm: 'pkcs1v15' })).signature;
+    expect((await t('verify/rsa-2048', { input, signature: pkcs, signature_algorithm: 'pkcs1v15' })).valid).toBe(true);
+
+    await t('keys/mac', { type: 'hmac', key_size: 64 });
+    const { hmac } = await t('hmac/mac/sha2-512', { input });
+    expect(hmac).toMatch(/^vault:v1:/);
+    expect(payload(hmac)).toHaveLength(64);
+    expect((await t('verify/mac/sha2-512', { input, hmac })).valid).toBe(true);
+    expect((await t('verify/mac', { input, hmac })).valid).toBe(false);
+    expect((await s.v('POST', 'transit/sign/mac', { input })).body.errors[0]).toMatch(/does not support signing/);
+    expect((await s.v('POST', 'transit/encrypt/mac', { plaintext: input })).body.errors[0]).toMatch(/does not support encryption/);
+
+    expect((await t('hash/sha2-256', { input: b64('abc') })).sum).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(Buffer.from((await t('random/16', {})).random_bytes, 'base64')).toHaveLength(16);
+    expect((await t('random/8/hex', {})).random_bytes).toMatch(/^[0-9a-f]{16}$/);
+
+    const user = await s.tokenWith('path "transit/encrypt/ed25519" { capabilities = ["update"] }\npath "transit/encrypt/new" { capabilities = ["update"] }');
+    expect((await s.v('POST', 'transit/decrypt/rsa-2048', { ciphertext: 'vault:v1:AA==' }, user)).status).toBe(403);
+    // Upserting a key needs `create`, not only `update`.
+    expect((await s.v('POST', 'transit/encrypt/new', { plaintext: input }, user)).status).toBe(403);
+    const rsa = (await t('encrypt/rsa-2048', { plaintext: input })).ciphertext;
+    expect((await t('decrypt/rsa-2048', { ciphertext: rsa })).plaintext).toBe(input);
+  });
+
+  test('export, backup and restore, trim', async () => {
+    await t('keys/exp', { type: 'aes256-gcm96' });
+    const notExportable = await s.v('GET', 'transit/export/encryption-key/exp');
+    expect([notExportable.status, notExportable.body.errors[0]]).toEqual([400, expect.stringMatching(/not exportable/)]);
+    await t('keys/exp/config', { exportable: true, allow_plaintext_backup: true });
+    const { ciphertext } = await t('encrypt/exp', { plaintext: b64('exported') });
+    const key = Buffer.from((await t('export/encryption-key/exp/latest', undefined, 200, 'GET')).keys['1'], 'base64');
+    // The exported key decrypts the ciphertext with node:crypto alone: Vault's layout, nonce | data | tag.
+    const raw = payload(ciphertext);
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(raw.length - 16));
+    expect(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString()).toBe('exported');
+    expect((await s.v('POST', 'transit/keys/exp/config', { exportable: false })).status).toBe(400);
+
+    await t('keys/edk', { type: 'ed25519', exportable: true });
+    const pub = (await t('export/public-key/edk', undefined, 200, 'GET')).keys['1'];
+    const signing = Buffer.from((await t('export/signing-key/edk', undefined, 200, 'GET')).keys['1'], 'base64');
+    expect(signing.subarray(32).toString('base64')).toBe(pub);
+
+    const { backup } = await t('backup/exp', undefined, 200, 'GET');
+    await t('restore/copy', { backup }, 204);
+    expect((await t('decrypt/copy', { ciphertext })).plaintext).toBe(b64('exported'));
+    expect((await s.v('POST', 'transit/restore/copy', { backup })).body.errors[0]).toMatch(/already exists: set force/);
+    expect((await s.v('POST', 'transit/restore', { backup: b64('{}') })).body.errors[0]).toMatch(/not a transit key backup/);
+
+    await t('keys/copy/rotate');
+    await t('keys/copy/rotate');
+    const early = await s.v('POST', 'transit/keys/copy/trim', { min_available_version: 2 });
+    expect([early.status, early.body.errors[0]]).toEqual([400, expect.stringMatching(/min_available_version: must not be above min_decryption_version/)]);
+    await t('keys/copy/config', { min_decryption_version: 2 });
+    const trimmed = await t('keys/copy/trim', { min_available_version: 2 });
+    expect([Object.keys(trimmed.keys), trimmed.min_available_version]).toEqual([['2', '3'], 2]);
+
+    // auto_rotate_period: the background job makes a new version once the period passed.
+    await t('keys/auto-rot', { auto_rotate_period: '1h' });
+    expect((await s.v('POST', 'transit/keys/x2', { auto_rotate_period: '10m' })).body.errors[0]).toMatch(/^auto_rotate_period: must be 0/);
+    await s.engine.scheduler.runOnce();
+    expect((await t('keys/auto-rot', undefined, 200, 'GET')).latest_version).toBe(1);
+    s.clock.advance(3600_000);
+    await s.engine.scheduler.runOnce();
+    expect((await t('keys/auto-rot', undefined, 200, 'GET')).latest_version).toBe(2);
+  });
+});
