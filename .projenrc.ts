@@ -47,6 +47,9 @@ const project = new cdktf.ConstructLibraryCdktf({
     // registry: dependencies of the box registry and its tests
     // secrets: dependencies of the secrets service and its tests
     '@peculiar/x509@^2',
+    // pki: ASN.1 types that @peculiar/x509 has no class for (otherName SANs, name constraints, CRL numbers)
+    '@peculiar/asn1-x509@^2',
+    '@peculiar/asn1-schema@^2',
     'mysql2@^3',
     'ldapts@^9',
     'sshpk@^1',
@@ -56,6 +59,9 @@ const project = new cdktf.ConstructLibraryCdktf({
     'oidc-provider@^9',
     'playwright-core@^1',
     'node-vault@^0.12',
+    // rabbitmq engine tests: an AMQP client judges issued credentials
+    'amqplib@^0.10',
+    '@types/amqplib',
     // catalog: dependencies of the service catalog and its tests
     'consul@^2',
   ],

@@ -2,6 +2,7 @@
 export { Hangar, HangarProps } from './constructs/hangar';
 export { Box, BoxProps, BoxVersion, BoxVersionProps, BoxProvider, BoxProviderProps, BoxChecksumType } from './constructs/registry';
 // registry constructs (BoxVersion, BoxProvider, ...) are exported above with Box
+export { BoxArchitecture } from './constructs/registry';
 // secrets constructs
 export { SecretsMount, SecretsMountProps, AuthMount, AuthMountProps, AuthMethodType, MountOptions } from './constructs/secrets/mounts';
 export { Policy, PolicyProps } from './constructs/secrets/policy';
@@ -15,6 +16,91 @@ export {
   SecretsTokenType,
   OidcResponseMode,
 } from './constructs/secrets/jwt';
+// secrets constructs: rabbitmq
+export {
+  RabbitmqSecretBackend,
+  RabbitmqSecretBackendProps,
+  RabbitmqRole,
+  RabbitmqRoleProps,
+  RabbitmqVhostPermission,
+  RabbitmqTopicPermission,
+} from './constructs/secrets/rabbitmq';
+// secrets constructs: ssh
+export {
+  SshSecretBackendCa,
+  SshSecretBackendCaProps,
+  SshCaKeyType,
+  SshMountOptions,
+  SshRole,
+  SshRoleProps,
+  SshRoleKeyType,
+  SshAlgorithmSigner,
+  SshZeroAddress,
+  SshZeroAddressProps,
+} from './constructs/secrets/ssh';
+// secrets constructs: transform
+export {
+  TransformObjectProps,
+  TransformAlphabet,
+  TransformAlphabetProps,
+  TransformTemplate,
+  TransformTemplateProps,
+  TransformTransformation,
+  TransformTransformationProps,
+  TransformationType,
+  TweakSource,
+  TokenizationMappingMode,
+  TransformRole,
+  TransformRoleProps,
+  TransformStore,
+  TransformStoreProps,
+} from './constructs/secrets/transform';
+// secrets constructs: database
+export {
+  DatabaseSecretsMount,
+  DatabaseSecretsMountProps,
+  DatabasePluginName,
+  DatabaseConnection,
+  DatabaseConnectionProps,
+  DatabaseRole,
+  DatabaseRoleProps,
+  DatabaseStaticRole,
+  DatabaseStaticRoleProps,
+  PasswordPolicy,
+  PasswordPolicyProps,
+} from './constructs/secrets/database';
+// secrets constructs: ad
+export {
+  DirectorySecretBackend,
+  DirectorySecretBackendProps,
+  DirectorySchema,
+  DirectoryTlsVersion,
+  DirectoryRole,
+  DirectoryRoleProps,
+  DirectoryLibrarySet,
+  DirectoryLibrarySetProps,
+} from './constructs/secrets/ad';
+// secrets constructs: pki
+export {
+  PkiSecretBackend,
+  PkiSecretBackendProps,
+  PkiMountOptions,
+  PkiKeyType,
+  PkiCaProps,
+  PkiCa,
+  PkiRootCa,
+  PkiRootCaProps,
+  PkiIntermediateCa,
+  PkiIntermediateCaProps,
+  PkiKeyUsage,
+  PkiExtKeyUsage,
+  PkiRole,
+  PkiRoleProps,
+  PkiConfigUrls,
+  PkiConfigUrlsProps,
+  PkiCrlConfig,
+  PkiCrlConfigProps,
+} from './constructs/secrets/pki';
 // catalog constructs
 export {
   Namespace,

@@ -5,13 +5,25 @@ import { CATALOG_KINDS } from './catalog-kinds';
 import { openClients } from './clients';
 import { Outcome, ResourceKind } from './kind';
 import { ResourcePayload } from './payload-format';
+import { SECRETS_AD_KINDS } from './secrets-ad-kinds';
+import { SECRETS_DATABASE_KINDS } from './secrets-database-kinds';
 import { SECRETS_KINDS } from './secrets-kinds';
+import { SECRETS_PKI_KINDS } from './secrets-pki-kinds';
+import { SECRETS_RABBITMQ_KINDS } from './secrets-rabbitmq-kinds';
+import { SECRETS_SSH_KINDS } from './secrets-ssh-kinds';
+import { SECRETS_TRANSFORM_KINDS } from './secrets-transform-kinds';
 
 const KINDS: readonly ResourceKind<unknown>[] = [
   boxKind as ResourceKind<unknown>,
   boxVersionKind as ResourceKind<unknown>,
   boxProviderKind as ResourceKind<unknown>,
   ...(SECRETS_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_PKI_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_RABBITMQ_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_SSH_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_TRANSFORM_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_DATABASE_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_AD_KINDS as readonly ResourceKind<any>[]),
   ...(CATALOG_KINDS as readonly ResourceKind<any>[]),
 ];
 

@@ -1,4 +1,6 @@
 import type { BackgroundJob } from '../background';
+import { rotateDueStaticRoles } from './engines/database/static-roles';
+import { rotateDueKeys } from './engines/transit/rotation';
 import { secretsCore } from './service';
 
 /** The secrets service's periodic work, run by `hangar server` (see engine/background.ts). */
@@ -9,5 +11,19 @@ export const SECRETS_JOBS: readonly BackgroundJob[] = [
     name: 'secrets.expire',
     intervalMs: 5_000,
     run: async (engine) => (await secretsCore(engine)).expire(),
+  },
+  {
+    // Static database roles whose rotation_period elapsed get a new password (each under a lock,
+    // so a rotate-role call on another server never races it); due times are stored, so a
+    // restart resumes the schedule.
+    name: 'secrets.database.rotate',
+    intervalMs: 5_000,
+    run: async (engine) => rotateDueStaticRoles(engine, await secretsCore(engine)),
+  },
+  {
+    // Transit keys with an auto_rotate_period get a new version once it has passed.
+    name: 'secrets.transit.rotate',
+    intervalMs: 60_000,
+    run: async (engine) => rotateDueKeys(engine, await secretsCore(engine)),
   },
 ];
