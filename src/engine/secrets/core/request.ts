@@ -213,7 +213,8 @@ export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Pr
   );
   let result = first.result;
   if (!first.done && own(first.plan)) {
-    const plan = await storage.tx((db) => countUse(db, first.plan));
+    // Only a limited token needs a write transaction to count its use before the handler runs.
+    const plan = limited(first.plan) ? await storage.tx((db) => countUse(db, first.plan)) : first.plan;
     const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, noDb, clock.now(), plan, afterCommit));
     status = res?.status ?? status;
     result = res && (await storage.tx((db) => render(core, db, clock.now(), req, plan, res)));
