@@ -10,8 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { Attribute, Change, Client } from 'ldapts';
-import { Pool } from 'undici';
-import { line, load } from './http-load';
+import { line, load, secretsCaller } from './http-load';
 import { ManualClock } from '../src/engine/clock';
 import { Engine } from '../src/engine/engine';
 import { listen } from '../src/engine/http/server';
@@ -38,18 +37,7 @@ async function main(): Promise<void> {
   const clock = new ManualClock(Date.now());
   const engine = await Engine.open({ storage, dataDir, devRootToken: ROOT, clock });
   const urls = await listen(engine, { registry: '127.0.0.1:0', secrets: '127.0.0.1:0', catalog: '127.0.0.1:0' });
-  const pool = new Pool(urls.secrets, { connections: concurrency });
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const res = await pool.request({
-      method,
-      path: `/v1/${path}`,
-      headers: { 'content-type': 'application/json', 'x-vault-token': ROOT },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-    return text ? JSON.parse(text) : undefined;
-  };
+  const { call, close } = secretsCaller(urls.secrets, ROOT, concurrency);
 
   try {
     // One account per client for each phase, so clients never wait on each other's account.
@@ -97,7 +85,7 @@ async function main(): Promise<void> {
     line('check-out + check-in pairs (1 rotation each)', pairs, perOp);
     line('role rotations (creds after ttl)', rotations, perOp);
   } finally {
-    await pool.close();
+    await close();
     await engine.close();
     await ldap.stop();
   }

@@ -10,7 +10,7 @@ import { createCipheriv, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
-import { line, load } from './http-load';
+import { line, load, secretsCaller } from './http-load';
 import { Engine } from '../src/engine/engine';
 import { listen } from '../src/engine/http/server';
 import { tempDir } from '../test/helpers/storage';
@@ -52,16 +52,7 @@ async function main(): Promise<void> {
   const engine = await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir, devRootToken: ROOT });
   const urls = await listen(engine, { registry: '127.0.0.1:0', secrets: '127.0.0.1:0', catalog: '127.0.0.1:0' });
   const pool = new Pool(urls.secrets, { connections: concurrency });
-  const call = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const res = await pool.request({
-      method,
-      path: `/v1/${path}`,
-      headers: { 'content-type': 'application/json', 'x-vault-token': ROOT },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.body.text();
-    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text}`);
-  };
+  const { call, close } = secretsCaller(urls.secrets, ROOT, concurrency);
   try {
     await call('POST', 'sys/mounts/secret', { type: 'kv-v2' });
     await call('POST', 'sys/mounts/transit', { type: 'transit' });
@@ -89,6 +80,7 @@ async function main(): Promise<void> {
     console.log(`transit encrypt, 1 KiB, batch of ${BATCH}        ${batchRate.toFixed(0).padStart(8)} plaintexts/s  ${((batchRate / rawRate) * 100).toFixed(1)}% of raw`);
   } finally {
     await pool.close();
+    await close();
     await engine.close();
   }
 }
