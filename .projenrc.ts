@@ -44,6 +44,15 @@ const project = new cdktf.ConstructLibraryCdktf({
     'esbuild@^0.25',
     // the real `cdktf deploy` of the example in the end-to-end tests
     'cdktf-cli@0.21.0',
+    // benchmarks: the load generator runs in its own process, as users measure
+    'autocannon@^8',
+    // hardening: property-based fuzzing of every route table
+    'fast-check@^4',
+    // operations: Prometheus metrics, readable dev logs, OpenAPI documents from the zod route tables
+    'prom-client@^15',
+    'pino-pretty@^13',
+    '@asteasolutions/zod-to-openapi@^8',
+    '@seriousme/openapi-schema-validator@^2',
     // registry: dependencies of the box registry and its tests
     // secrets: dependencies of the secrets service and its tests
     '@peculiar/x509@^2',
