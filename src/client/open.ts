@@ -17,5 +17,9 @@ export async function openTransport(
   const { Engine } = require('../engine/engine') as typeof import('../engine/engine');
   const { InProcessTransport } = require('./in-process-transport') as typeof import('./in-process-transport');
   const engine = await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir });
+  // No server may run on this directory, so nobody else finishes what is due (a namespace being
+  // removed, expired leases and sessions): do one round first. Each job's lease keeps this from
+  // racing a server or another CLI process on the same file.
+  await engine.scheduler.runOnce();
   return Object.assign(new InProcessTransport(engine), { target: dataDir });
 }

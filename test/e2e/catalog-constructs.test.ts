@@ -113,16 +113,27 @@ async function lifeCycle(ws: TerraformWorkspace, connection: Pick<Options, 'cata
 describeWithTerraform('catalog constructs deployed by Terraform', () => {
   jest.setTimeout(300_000);
 
-  test('embedded mode: the custom resources run the engine on a data directory', async () => {
+  test('embedded mode: the custom resources run the engine on a data directory; deploy, destroy, deploy again', async () => {
     const data = tempDir();
     const ws = new TerraformWorkspace(tf!);
-    await lifeCycle(ws, { dataDir: data }, async (fn) => {
+    const withClient = async <T>(fn: (c: CatalogClient) => Promise<T>): Promise<T> => {
       const transport = await openTransport({ dataDir: data });
       try {
         return await fn(new CatalogClient(transport));
       } finally {
         await transport.close();
       }
+    };
+    await lifeCycle(ws, { dataDir: data }, withClient);
+    // No server runs: the CLI finishes the namespace's removal (due background work) before it
+    // applies, so the same stack deploys again at once.
+    declare(ws, { dataDir: data, policyDescription: 'again', ruleSelector: 'value.user != ""', withNodeRule: false });
+    ws.deploy();
+    await withClient(async (c) => {
+      const ns = await c.getNamespace('team-a');
+      expect(ns).toMatchObject({ Name: 'team-a' });
+      expect(ns).not.toHaveProperty('DeletedAt');
+      expect(await c.getPolicyByName('team-a', 'kv-app')).toMatchObject({ Description: 'again' });
     });
   });
 
