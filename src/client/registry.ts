@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { TransferProgress } from './progress';
 import { ApiError } from './errors';
 import { ApiResponse, Transport } from './transport';
 
@@ -228,12 +229,15 @@ export class RegistryClient {
    * PUTs a file to an `upload_path`, streamed from disk (never read into memory). The URL is the
    * capability: no token is sent with it.
    */
-  async putFile(uploadPath: string, file: string): Promise<UploadResult> {
+  async putFile(uploadPath: string, file: string, progressLabel?: string): Promise<UploadResult> {
     // Opened first, so that a missing or unreadable file fails here, before any request.
-    const stream = (await open(file, 'r')).createReadStream();
+    const handle = await open(file, 'r');
+    const progress = progressLabel === undefined ? undefined : new TransferProgress(progressLabel, (await handle.stat()).size);
+    const stream = handle.createReadStream();
     try {
-      const res = await this.transport.request('registry', 'PUT', uploadPath, { stream });
+      const res = await this.transport.request('registry', 'PUT', uploadPath, { stream: progress ? progress.track(stream) : stream });
       if (res.status !== 200) throw ApiError.from(res);
+      progress?.finish();
       return res.body as UploadResult;
     } finally {
       stream.destroy();
@@ -245,10 +249,13 @@ export class RegistryClient {
     return this.call('PUT', callback);
   }
 
-  /** Uploads a box file for a provider: prepares the upload, streams the file, finishes a direct one. */
-  async upload(username: string, name: string, version: string, provider: ProviderId, file: string, direct = false): Promise<void> {
+  /**
+   * Uploads a box file for a provider: prepares the upload, streams the file, finishes a direct one.
+   * With `progressLabel`, an upload that takes longer than a second reports its progress on stderr.
+   */
+  async upload(username: string, name: string, version: string, provider: ProviderId, file: string, direct = false, progressLabel?: string): Promise<void> {
     const target = await this.prepareUpload(username, name, version, provider, direct);
-    await this.putFile(target.upload_path, file);
+    await this.putFile(target.upload_path, file, progressLabel);
     if (direct) await this.finishDirectUpload(target.callback!);
   }
 

@@ -89,7 +89,7 @@ export const boxProviderKind: ResourceKind<ProviderDesired> = {
       // it, upload, declare the new one (which the registry checks against the new file).
       await registry.updateProvider(owner, name, version, provider, { checksum: '' });
     }
-    await registry.upload(owner, name, version, provider, desired.file);
+    await registry.upload(owner, name, version, provider, desired.file, false, `upload ${key}`);
     if (live?.hosted || (live && flag.defaultArchitecture)) await registry.updateProvider(owner, name, version, provider, { ...checksum, ...flag });
     return live ? 'updated' : 'created';
   },

@@ -53,7 +53,8 @@ async function lifeCycle(
   const boxFile = join(tempDir('hangar-box-'), 'web.box');
   writeFileSync(boxFile, 'box file, first build');
   declare(ws, props, { web: 'one', db: true, version: true, boxFile });
-  ws.deploy();
+  // Uploads report their progress in the deploy output (every chunk here: HANGAR_PROGRESS_INTERVAL=0).
+  expect(ws.deploy()).toMatch(/upload acme\/web\/[^:]+: 21 B of 21 B \(100%\), [\d.]+ [KMG]?i?B\/s, about 0 s left/);
   const first = await read('acme/web');
   expect(first).toMatchObject({ short_description: 'one', private: false, description_markdown: '# web\n\nA box with nginx, built nightly.' });
   expect(await read('acme/db')).toMatchObject({ short_description: 'PostgreSQL 15', private: true });
@@ -194,7 +195,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
         await transport.close();
       }
     };
-    const ws = new TerraformWorkspace(tf!);
+    const ws = new TerraformWorkspace(tf!, { HANGAR_PROGRESS_INTERVAL: '0' });
     await lifeCycle(ws, { dataDir: data }, registry);
 
     // Deploy again with no server running, then serve the data directory.
@@ -255,7 +256,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
       expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--address', server.urls.registry], admin).code).toBe(0);
       const client = new RegistryClient(await openTransport({ endpoints: { registry: server.urls.registry } }), rootToken);
 
-      const ws = new TerraformWorkspace(tf!, { DEPLOY_TOKEN: rootToken });
+      const ws = new TerraformWorkspace(tf!, { DEPLOY_TOKEN: rootToken, HANGAR_PROGRESS_INTERVAL: '0' });
       const props = { registryUrl: server.urls.registry, tokenEnvVar: 'DEPLOY_TOKEN' };
       await lifeCycle(ws, props, (call) => call(client), { DEPLOY_TOKEN: rootToken });
 
