@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
-import { TransferProgress } from './progress';
 import { ApiError } from './errors';
+import { TransferProgress } from './progress';
 import { ApiResponse, Transport } from './transport';
 
 export interface RegistryBox {
@@ -253,7 +253,9 @@ export class RegistryClient {
    * Uploads a box file for a provider: prepares the upload, streams the file, finishes a direct one.
    * With `progressLabel`, an upload that takes longer than a second reports its progress on stderr.
    */
-  async upload(username: string, name: string, version: string, provider: ProviderId, file: string, direct = false, progressLabel?: string): Promise<void> {
+  async upload(
+    username: string, name: string, version: string, provider: ProviderId, file: string, direct = false, progressLabel?: string,
+  ): Promise<void> {
     const target = await this.prepareUpload(username, name, version, provider, direct);
     await this.putFile(target.upload_path, file, progressLabel);
     if (direct) await this.finishDirectUpload(target.callback!);
