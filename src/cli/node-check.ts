@@ -1,14 +1,22 @@
 /**
- * Imported first by the CLI entry point: refuses a Node.js without node:sqlite with a message a
- * person can act on, and keeps node:sqlite's "experimental" warning off every command's stderr.
+ * Imported first by the CLI entry point. Hangar needs Node.js >= 22.12 (node:sqlite); a pipeline
+ * runs whichever Node.js it has. On an older one the CLI runs itself again on a newer Node.js (see
+ * node-fallback.ts) or, when none can be found, refuses with a message a person can act on. It also
+ * keeps node:sqlite's "experimental" warning off every command's stderr.
  */
+const MINIMUM = [22, 12] as const;
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
-  process.stderr.write(
-    `hangar: error: Node.js >= 22.12 is required (this is ${process.version}); ` +
-      'install a newer Node.js or point HANGAR_NODE at one\n',
-  );
-  process.exit(1);
+if (major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
+  // Required only here: the fallback's code never loads on a supported Node.js.
+  const { rerunOnNewerNode } = require('./node-fallback') as typeof import('./node-fallback');
+  const code = rerunOnNewerNode(`${MINIMUM[0]}.${MINIMUM[1]}`);
+  if (code === undefined) {
+    process.stderr.write(
+      `hangar: error: Node.js >= ${MINIMUM.join('.')} is required (this is ${process.version}); ` +
+        'install a newer Node.js or point HANGAR_NODE at one\n',
+    );
+  }
+  process.exit(code ?? 1);
 }
 
 const emitWarning = process.emitWarning.bind(process);

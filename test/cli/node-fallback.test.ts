@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../helpers/storage';
+
+/**
+ * A pipeline's Node.js may be older than the CLI needs (>= 22.12): the CLI then runs itself on a
+ * newer one. These tests start the bundled CLI on the machine's own older Node.js (Debian's).
+ */
+const CLI = join(__dirname, '..', '..', 'assets', 'hangar.cjs');
+const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((node) => {
+  if (!existsSync(node)) return false;
+  const [major, minor] = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim().split('.').map(Number);
+  return major < 22 || (major === 22 && minor < 12);
+});
+if (!OLD_NODE) process.stderr.write('no Node.js older than 22.12 on this machine: the fallback tests are skipped\n');
+const VERSION = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' }).stdout;
+
+function run(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
+  const res = spawnSync(OLD_NODE!, [cli, ...args], {
+    encoding: 'utf8',
+    cwd,
+    timeout: 10 * 60_000,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '', ...env },
+  });
+  return { code: res.status, stdout: res.stdout, stderr: res.stderr };
+}
+
+(OLD_NODE ? describe : describe.skip)('the CLI on a Node.js older than 22.12', () => {
+  jest.setTimeout(10 * 60_000);
+
+  test('finds the npm package `node` installed beside it and runs on that', () => {
+    expect(run(CLI, ['--version'], { XDG_CACHE_HOME: tempDir() })).toEqual({ code: 0, stdout: VERSION, stderr: '' });
+  });
+
+  test('runs on HANGAR_NODE when it is new enough', () => {
+    const alone = join(tempDir(), 'hangar.cjs');
+    copyFileSync(CLI, alone);
+    const res = run(alone, ['--version'], { XDG_CACHE_HOME: tempDir(), HANGAR_NODE: process.execPath, HANGAR_NODE_DOWNLOAD: '0' }, tempDir());
+    expect(res).toEqual({ code: 0, stdout: VERSION, stderr: '' });
+  });
+
+  test('with no newer Node.js around and downloads forbidden, refuses with a message to act on', () => {
+    const alone = join(tempDir(), 'hangar.cjs');
+    copyFileSync(CLI, alone);
+    const res = run(alone, ['--version'], { XDG_CACHE_HOME: tempDir(), HANGAR_NODE_DOWNLOAD: '0' }, tempDir());
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/Node\.js >= 22\.12 is required \(this is v\d+\.\d+\.\d+\); install a newer Node\.js or point HANGAR_NODE at one/);
+  });
+
+  test('otherwise downloads Node.js 24 from the npm registry once, and reuses it', () => {
+    const alone = join(tempDir(), 'hangar.cjs');
+    copyFileSync(CLI, alone);
+    const cache = tempDir();
+    const first = run(alone, ['--version'], { XDG_CACHE_HOME: cache }, tempDir());
+    expect(first.stderr).toMatch(/downloading Node\.js 24 from the npm registry \(node-linux-\w+\)/);
+    expect(first).toMatchObject({ code: 0, stdout: VERSION });
+    const again = run(alone, ['--version'], { XDG_CACHE_HOME: cache }, tempDir());
+    expect(again).toEqual({ code: 0, stdout: VERSION, stderr: '' });
+  });
+});
