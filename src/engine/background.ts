@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Engine } from './engine';
-import { getSetting, putSetting } from './root-token';
+import { getSetting } from './root-token';
 
 /** Periodic work of the server: expiry, revocation, rotation, removal. */
 export interface BackgroundJob {
@@ -20,7 +21,8 @@ export interface BackgroundJob {
  * several servers on one PostgreSQL, or several processes on one SQLite file, a job runs once.
  */
 export class Scheduler {
-  private readonly holder = randomUUID();
+  /** Who holds a lease, as `settings` shows it: the host and process id tell an operator which server runs a job. */
+  readonly holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
@@ -60,22 +62,29 @@ export class Scheduler {
     try {
       if (!(await this.takeLease(job))) return;
       await job.run(this.engine);
+      this.engine.metrics?.observeJob(job.name, true);
     } catch (err) {
+      this.engine.metrics?.observeJob(job.name, false);
       this.engine.logger.error({ err, job: job.name }, 'background job failed; it runs again next round');
     }
   }
 
+  /**
+   * A compare-and-set on the lease row: under PostgreSQL's READ COMMITTED two servers may both read
+   * an expired (or missing) lease, but only one of them changes the row from what it read.
+   */
   private takeLease(job: BackgroundJob): Promise<boolean> {
     const key = `lease:${job.name}`;
     return this.engine.storage.tx(async (db) => {
       const now = this.engine.clock.now();
       const current = await getSetting(db, key);
-      if (current) {
-        const [holder, until] = current.split(' ');
-        if (holder !== this.holder && Number(until) > now) return false;
+      const value = `${this.holder} ${now + 2 * job.intervalMs}`;
+      if (current === undefined) {
+        return (await db.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [key, value])) === 1;
       }
-      await putSetting(db, key, `${this.holder} ${now + 2 * job.intervalMs}`);
-      return true;
+      const [holder, until] = current.split(' ');
+      if (holder !== this.holder && Number(until) > now) return false;
+      return (await db.run('UPDATE settings SET value = ? WHERE name = ? AND value = ?', [value, key, current])) === 1;
     });
   }
 }

@@ -23,11 +23,11 @@ export async function ensureRootToken(
     return { token, created: true };
   }
   const token = newRootToken();
-  const created = await storage.tx(async (db) => {
-    if (await getSetting(db, ROOT_TOKEN_SETTING)) return false;
-    await putSetting(db, ROOT_TOKEN_SETTING, sha256Hex(token));
-    return true;
-  });
+  // Servers starting at once on a fresh PostgreSQL both find no token; only one insert wins.
+  const created = await storage.tx(
+    async (db) =>
+      (await db.run('INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [ROOT_TOKEN_SETTING, sha256Hex(token)])) === 1,
+  );
   if (!created) return { created: false };
   if (options.dataDir) {
     const file = join(options.dataDir, ROOT_TOKEN_FILE);

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { freshStorage } from './storage';
+import { freshStorage, FreshStorage } from './storage';
 import { Clock } from '../../src/engine/clock';
 import { Engine } from '../../src/engine/engine';
 import { ApiName } from '../../src/engine/http/api';
@@ -33,10 +33,12 @@ export interface TestServer {
 /** A real server on ephemeral ports over a fresh storage of the given kind, root token ROOT_TOKEN. */
 export async function startTestServer(
   kind: 'sqlite' | 'postgres',
-  options: { clock?: Clock; logger?: Logger } = {},
+  options: { clock?: Clock; logger?: Logger; sharedStorage?: FreshStorage } = {},
 ): Promise<TestServer> {
-  const storage = await freshStorage(kind);
-  const engine = await Engine.open({ storage: storage.config, dataDir: storage.dataDir, devRootToken: ROOT_TOKEN, ...options });
+  // A shared storage (two servers on one database) belongs to the caller, who cleans it up.
+  const { sharedStorage, ...engineOptions } = options;
+  const storage = sharedStorage ?? (await freshStorage(kind));
+  const engine = await Engine.open({ storage: storage.config, dataDir: storage.dataDir, devRootToken: ROOT_TOKEN, ...engineOptions });
   const urls = await listen(engine, { registry: '127.0.0.1:0', secrets: '127.0.0.1:0', catalog: '127.0.0.1:0' });
   return {
     engine,
@@ -61,7 +63,7 @@ export async function startTestServer(
     },
     async close() {
       await engine.close();
-      await storage.cleanup();
+      if (!sharedStorage) await storage.cleanup();
     },
   };
 }

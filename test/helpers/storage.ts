@@ -14,12 +14,14 @@ export function tempDir(prefix = 'hangar-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+export interface FreshStorage {
+  readonly config: StorageConfig;
+  readonly dataDir: string;
+  cleanup(): Promise<void>;
+}
+
 /** A fresh, empty storage of the given kind: a new SQLite file or a new PostgreSQL database. */
-export async function freshStorage(kind: 'sqlite' | 'postgres'): Promise<{
-  config: StorageConfig;
-  dataDir: string;
-  cleanup: () => Promise<void>;
-}> {
+export async function freshStorage(kind: 'sqlite' | 'postgres'): Promise<FreshStorage> {
   const dataDir = tempDir();
   if (kind === 'sqlite') {
     return { config: { kind, dataDir }, dataDir, cleanup: async () => rmSync(dataDir, { recursive: true, force: true }) };

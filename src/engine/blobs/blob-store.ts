@@ -1,6 +1,6 @@
 import { createHash, Hash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,6 +20,13 @@ export interface StoredBlob {
 export class BlobTooLarge extends Error {
   constructor(readonly limit: number) {
     super(`the file is larger than ${limit} bytes`);
+  }
+}
+
+/** The partial file was swept while the upload stalled (no bytes for longer than an upload's lifetime). */
+export class BlobUploadStalled extends Error {
+  constructor() {
+    super('the upload stalled for longer than an upload URL lives and its partial file was removed');
   }
 }
 
@@ -63,7 +70,9 @@ export class BlobStore {
       await pipeline(source, meter, createWriteStream(tmp, { mode: 0o600 }));
       const target = this.path(id);
       await mkdir(join(this.root, id.slice(0, 2)), { recursive: true, mode: 0o700 });
-      await rename(tmp, target);
+      await rename(tmp, target).catch((err: NodeJS.ErrnoException) => {
+        throw err.code === 'ENOENT' ? new BlobUploadStalled() : err;
+      });
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
@@ -89,6 +98,32 @@ export class BlobStore {
   /** A read stream of bytes start..end (inclusive), for downloads and Range requests. */
   read(id: string, range?: { start: number; end: number }): ReadStream {
     return createReadStream(this.path(id), range);
+  }
+
+  /**
+   * Removes the `tmp/*.partial` files of uploads that died mid-way (a killed process, a dropped
+   * connection) and were last written before `cutoff` (epoch ms). A live upload writes its file
+   * with every chunk, so only abandoned ones are that old. Returns how many went.
+   */
+  async sweepPartials(cutoff: number): Promise<number> {
+    const tmpDir = join(this.root, 'tmp');
+    let names: string[];
+    try {
+      names = await readdir(tmpDir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    let removed = 0;
+    for (const name of names.filter((n) => n.endsWith('.partial'))) {
+      const file = join(tmpDir, name);
+      const info = await stat(file).catch(() => undefined);
+      if (info && info.mtimeMs < cutoff) {
+        await rm(file, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 
   /** Removes blobs; missing ones are fine (a delete may be retried). */

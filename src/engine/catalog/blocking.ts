@@ -2,7 +2,7 @@ import type { Engine } from '../engine';
 import { HangarError } from '../http/errors';
 import { Reply } from '../http/routes';
 import type { Db } from '../storage';
-import { allTableIndexes, Table, tablesIndex } from './index-state';
+import { allTableIndexes, Table, TABLES, TABLES_CHANNEL, tablesIndex } from './index-state';
 
 /** What a blocking endpoint computes: its status and body at one moment. */
 export interface QueryResult {
@@ -64,9 +64,11 @@ const POLL_MS = 250;
 
 /**
  * Blocking queries of one engine: an in-process index of waiting requests by table. A write of
- * this process notifies the tables it touched once its transaction committed; writes of other
- * processes (several servers on one PostgreSQL, the CLI on the same SQLite file) are noticed by
- * polling the small catalog_tables row set while anyone waits.
+ * this process notifies the tables it touched once its transaction committed. Writes of other
+ * processes: on PostgreSQL (several servers on one database) each committed index bump sends a
+ * NOTIFY that one listening connection per server turns into the same notification (its own writes
+ * come back too: one more recomputation, which finds nothing new); on SQLite (the CLI on the same
+ * file) the small catalog_tables row set is polled while anyone waits.
  */
 export class BlockingQueries {
   private readonly groups = new Map<string, Group>();
@@ -74,6 +76,8 @@ export class BlockingQueries {
   private epoch = 0;
   private poller?: NodeJS.Timeout;
   private lastSeen?: Map<Table, number>;
+  /** Stops listening (PostgreSQL); listening starts with the first waiter and lasts until close. */
+  private unlisten?: () => void;
   private closing = false;
 
   constructor(private readonly engine: Engine) {}
@@ -136,11 +140,13 @@ export class BlockingQueries {
     return reply(result ?? (await snapshotOf()), options.headers);
   }
 
-  /** Wakes every waiter (the server is shutting down) and stops polling. */
+  /** Wakes every waiter (the server is shutting down) and stops polling or listening. */
   close(): void {
     this.closing = true;
     for (const group of [...this.groups.values()]) for (const waiter of [...group.waiters]) waiter.done();
     this.stopPolling();
+    this.unlisten?.();
+    this.unlisten = undefined;
   }
 
   private async snapshot(tables: readonly Table[], compute: Compute): Promise<Snapshot> {
@@ -168,7 +174,7 @@ export class BlockingQueries {
         if (!set) this.byTable.set(table, (set = new Set()));
         set.add(group);
       }
-      this.startPolling();
+      this.watchOtherProcesses();
     }
     return group;
   }
@@ -181,8 +187,22 @@ export class BlockingQueries {
     if (this.groups.size === 0) this.stopPolling();
   }
 
-  private startPolling(): void {
-    if (this.poller || this.closing) return;
+  /** Notices writes of other processes while anyone waits: LISTEN where the storage can, else polling. */
+  private watchOtherProcesses(): void {
+    if (this.poller || this.unlisten || this.closing) return;
+    const { storage } = this.engine;
+    if (storage.listen) {
+      // After a gap (the first LISTEN included) every group looks again: a write committed
+      // meanwhile sent a message that nobody received.
+      this.unlisten = storage.listen(
+        TABLES_CHANNEL,
+        (table) => {
+          if ((TABLES as readonly string[]).includes(table)) this.notify([table as Table]);
+        },
+        () => this.notify(TABLES),
+      );
+      return;
+    }
     this.poller = setInterval(() => void this.poll(), POLL_MS);
     this.poller.unref();
   }

@@ -1,7 +1,14 @@
 import type { Db } from '../storage';
 
 /** Groups of rows whose index a blocking query compares (the public service's memdb tables). */
-export type Table = 'acl' | 'namespaces' | 'nodes' | 'sessions' | 'kvs';
+export const TABLES = ['acl', 'namespaces', 'nodes', 'sessions', 'kvs'] as const;
+export type Table = (typeof TABLES)[number];
+
+/**
+ * The PostgreSQL channel on which a committed write names each table whose index it bumped (a
+ * trigger on catalog_tables, migration 302): how servers on one database wake each other's waiters.
+ */
+export const TABLES_CHANNEL = 'hangar_catalog_tables';
 
 /**
  * The writes of one transaction: the first write takes the next catalog index (one per
@@ -16,6 +23,16 @@ export class Writes {
     readonly db: Db,
     readonly touched: Set<Table> = new Set(),
   ) {}
+
+  /**
+   * Waits for every other catalog write to commit before this transaction reads what it will change
+   * (the index row's lock, taken without moving the index). Under PostgreSQL's READ COMMITTED two
+   * registers of one node would otherwise both find it missing and both insert it; SQLite's
+   * BEGIN IMMEDIATE serializes writers already.
+   */
+  async lock(): Promise<void> {
+    if (this.index === undefined) await this.db.run("UPDATE catalog_meta SET value = value WHERE name = 'index'");
+  }
 
   async next(...tables: Table[]): Promise<number> {
     if (this.index === undefined) {

@@ -196,4 +196,20 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       ALTER TABLE catalog_acl_roles ADD COLUMN templated_policies TEXT NOT NULL DEFAULT '[]';
     `,
   },
+  {
+    version: 302,
+    name: 'catalog: a committed index bump notifies the other servers (PostgreSQL)',
+    // Any writer (a server, the CLI, a background job) announces the tables it stamped in its own
+    // transaction, delivered at commit; SQLite has no such thing (its waiters poll), hence the override.
+    sql: 'SELECT 1',
+    postgres: `
+      CREATE FUNCTION catalog_tables_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('hangar_catalog_tables', NEW.name);
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER catalog_tables_notify AFTER UPDATE ON catalog_tables
+        FOR EACH ROW EXECUTE FUNCTION catalog_tables_notify();
+    `,
+  },
 ];

@@ -121,9 +121,14 @@ export function renderCheck(row: CheckRow, serviceTags: readonly string[] = []):
   };
 }
 
+/** The node of that name (the table's key: what registers update and services reference). */
+export async function nodeNamed(db: Db, name: string): Promise<NodeRow | undefined> {
+  return db.get<NodeRow>('SELECT * FROM catalog_nodes WHERE name = ?', [name]);
+}
+
 export async function getNode(db: Db, nameOrId: string): Promise<NodeRow | undefined> {
   return (
-    (await db.get<NodeRow>('SELECT * FROM catalog_nodes WHERE name = ?', [nameOrId])) ??
+    (await nodeNamed(db, nameOrId)) ??
     (nameOrId ? await db.get<NodeRow>('SELECT * FROM catalog_nodes WHERE id = ?', [nameOrId]) : undefined)
   );
 }
@@ -143,7 +148,8 @@ export interface NodeInput {
  */
 export async function upsertNode(writes: Writes, input: NodeInput): Promise<void> {
   const db = writes.db;
-  const existing = await getNode(writes.db, input.name);
+  // By name only: a node found by its ID under another name would be updated under the wrong key.
+  const existing = await nodeNamed(writes.db, input.name);
   if (existing && input.skipNodeUpdate) return;
   const tagged = JSON.stringify(input.taggedAddresses ?? {});
   const meta = JSON.stringify(input.meta ?? {});

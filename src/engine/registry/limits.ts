@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { BoundedMap } from '../bounded-map';
 import { sha256Hex } from '../crypto';
 import { type Engine, LOCAL_ADMIN_HEADER } from '../engine';
 import { HangarError } from '../http/errors';
@@ -12,18 +13,30 @@ const MAINTENANCE_CACHE_MS = 2000;
 
 interface EngineLimits {
   maintenance?: { on: boolean; readAt: number };
-  windows: Map<string, { start: number; count: number }>;
+  windows: BoundedMap<string, { start: number; count: number }>;
 }
+
+/**
+ * Rate-limit windows kept at most (one per token or address seen lately; about 150 bytes each).
+ * Past it the window started longest ago goes: those are expired first, and a flood of made-up
+ * tokens gains nothing it would not have had (each made-up token has a window of its own anyway).
+ */
+export const RATE_WINDOWS_MAX = 10_000;
 
 const state = new WeakMap<Engine, EngineLimits>();
 
 function limitsOf(engine: Engine): EngineLimits {
   let s = state.get(engine);
   if (!s) {
-    s = { windows: new Map() };
+    s = { windows: new BoundedMap(RATE_WINDOWS_MAX) };
     state.set(engine, s);
   }
   return s;
+}
+
+/** The engine's rate-limit windows: how many it holds and its bound (tests check them). */
+export function rateLimitWindows(engine: Engine): { readonly size: number; readonly maxSize: number } {
+  return limitsOf(engine).windows;
 }
 
 /** Maintenance mode, shared by the servers of one database (a setting), cached for two seconds. */
@@ -69,9 +82,6 @@ function rateLimit(engine: Engine, req: FastifyRequest, reply: FastifyReply): vo
   const now = engine.clock.now();
   let window = s.windows.get(key);
   if (!window || now >= window.start + config.rateLimitWindowMs) {
-    if (s.windows.size > 10_000) {
-      for (const [k, w] of s.windows) if (now >= w.start + config.rateLimitWindowMs) s.windows.delete(k);
-    }
     window = { start: now, count: 0 };
     s.windows.set(key, window);
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { BlobStore, BlobTooLarge, StoredBlob } from '../blobs/blob-store';
+import { BlobStore, BlobTooLarge, BlobUploadStalled, StoredBlob } from '../blobs/blob-store';
 import { newToken, sha256Hex, timingSafeEqualHex } from '../crypto';
 import type { Engine } from '../engine';
 import { HangarError, invalid, notFound } from '../http/errors';
@@ -67,6 +67,7 @@ export async function receiveUpload(engine: Engine, uploadId: string, token: str
     blob = await store.write(body, provider.checksum_type ?? 'sha256', registryConfig(engine).maxUploadBytes);
   } catch (err) {
     if (err instanceof BlobTooLarge) throw new HangarError(413, [`The box file is larger than the limit of ${err.limit} bytes`]);
+    if (err instanceof BlobUploadStalled) throw new HangarError(408, ['The upload stalled for longer than its upload URL lives; request a new upload URL and upload again']);
     throw err;
   }
   try {
@@ -187,4 +188,14 @@ export async function collectGarbage(engine: Engine): Promise<void> {
     await store.remove(blob_id);
     await engine.storage.tx((db) => db.run('DELETE FROM registry_blob_garbage WHERE blob_id = ?', [blob_id]));
   }
+}
+
+/**
+ * Removes the partial files of uploads that died mid-way: at server start and every minute, those
+ * not written for longer than an upload URL's lifetime (HANGAR_REGISTRY_UPLOAD_TTL, 10 minutes).
+ * They are never served: a blob becomes visible only when renamed out of `tmp/` complete.
+ */
+export async function sweepPartialUploads(engine: Engine): Promise<number> {
+  if (!engine.dataDir) return 0;
+  return blobStore(engine).sweepPartials(engine.clock.now() - registryConfig(engine).uploadUrlTtlMs);
 }

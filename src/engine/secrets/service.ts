@@ -14,7 +14,10 @@ export function secretsCore(engine: Engine): Promise<SecretsCore> {
   let core = cores.get(engine);
   if (!core) {
     core = (async () => {
-      const c = new SecretsCore(engine, Barrier.fromEnvironment(engine.dataDir), ENGINE_TYPES);
+      const barrier = engine.unseal
+        ? new Barrier(await engine.unseal())
+        : Barrier.fromEnvironment(engine.dataDir, process.env, engine.secretsKeyFile);
+      const c = new SecretsCore(engine, barrier, ENGINE_TYPES);
       await c.init(DEFAULT_MOUNTS);
       return c;
     })();

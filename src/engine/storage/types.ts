@@ -33,6 +33,12 @@ export interface Storage {
   tx<T>(fn: (db: Db) => Promise<T>, options?: TxOptions): Promise<T>;
   /** Applies the numbered migrations not yet applied; safe when several processes start at once. */
   migrate(): Promise<number>;
+  /**
+   * Messages that transactions of any process (this one included) sent on `channel` (PostgreSQL
+   * NOTIFY, delivered when they commit). `onGap` runs each time listening (re)starts, since messages sent while nobody
+   * listened are lost: the caller re-reads what it watches. Returns how to stop. Absent on SQLite.
+   */
+  listen?(channel: string, onMessage: (payload: string) => void, onGap: () => void): () => void;
   close(): Promise<void>;
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedMap } from '../../bounded-map';
 import type { Db } from '../../storage';
 import { getNamespace } from '../namespaces';
 import { badRequest, GLOBAL_MANAGEMENT_ID, LOCAL_DATACENTER } from '../route';
@@ -273,14 +274,17 @@ export async function renderToken(db: Db, row: TokenRow, secret?: string): Promi
 // ---------------------------------------------------------------------------------------------
 // Authorizers
 
-const parsedCache = new Map<string, ParsedRules>();
+/** Parsed rules by policy version; bounded (rules may be large, and every edit makes a new version). */
+export const PARSED_RULES_MAX = 1000;
+const parsedCache = new BoundedMap<string, ParsedRules>(PARSED_RULES_MAX);
+/** How many parsed policies are cached (tests check the bound). */
+export const parsedRulesCached = (): number => parsedCache.size;
 
 function parsedRules(row: PolicyRow): ParsedRules {
   const key = `${row.id}:${row.modify_index}`;
   let rules = parsedCache.get(key);
   if (!rules) {
     rules = parseRules(row.rules);
-    if (parsedCache.size > 10_000) parsedCache.clear();
     parsedCache.set(key, rules);
   }
   return rules;

@@ -4,6 +4,7 @@ import {
   CHECK_STATUSES,
   deregister,
   getNode,
+  nodeNamed,
   NodeRow,
   renderNode,
   renderService,
@@ -149,7 +150,8 @@ export const catalogNodeRoutes = [
       requirePermission(ctx, 'node', 'write', body.Node);
       if (body.Service) requirePermission(ctx, 'service', 'write', body.Service.Service);
       const writes = requestWrites(ctx);
-      if (body.SkipNodeUpdate && !(await getNode(ctx.db, body.Node))) throw badRequest(`Node ${JSON.stringify(body.Node)} is not registered`);
+      await writes.lock();
+      if (body.SkipNodeUpdate && !(await nodeNamed(ctx.db, body.Node))) throw badRequest(`Node ${JSON.stringify(body.Node)} is not registered`);
       await upsertNode(writes, {
         name: body.Node,
         id: body.ID,

@@ -1,12 +1,36 @@
 import { createCipheriv, createDecipheriv, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Db, Storage } from '../../storage';
 
 /** The file, in the data directory, that holds the key wrapping the keyring. */
 export const SECRETS_KEY_FILE = 'secrets.key';
 /** Environment variable that supplies the key instead of the file (base64 or hex of 32 bytes). */
 export const SECRETS_KEY_ENV = 'HANGAR_SECRETS_KEY';
+/** Environment variable naming the key file when it lives elsewhere (`--secrets-key-file`). */
+export const SECRETS_KEY_FILE_ENV = 'HANGAR_SECRETS_KEY_FILE';
+
+/**
+ * The seam for a KMS (not built yet): a function that returns the 32-byte master key, for example
+ * by asking a KMS to decrypt a wrapped key kept beside the database. Given to the engine
+ * (`EngineOptions.unseal`), it replaces the environment variable and the key file.
+ */
+export type UnsealHook = () => Promise<Buffer>;
+
+/**
+ * Where the master key comes from: `HANGAR_SECRETS_KEY`, else the key file named by
+ * `--secrets-key-file` (or `HANGAR_SECRETS_KEY_FILE`), else `<data>/secrets.key`.
+ */
+export function secretsKeyLocation(
+  dataDir: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  keyFile?: string,
+): { readonly env: string } | { readonly file: string } {
+  if (env[SECRETS_KEY_ENV]) return { env: SECRETS_KEY_ENV };
+  const file = keyFile ?? env[SECRETS_KEY_FILE_ENV] ?? (dataDir ? join(dataDir, SECRETS_KEY_FILE) : undefined);
+  if (!file) throw new Error(`no secrets key: set ${SECRETS_KEY_ENV} or give the engine a data directory`);
+  return { file: resolve(file) };
+}
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -18,18 +42,17 @@ const TERM_REFRESH_MS = 1000;
  * Encryption at rest for everything the secrets service stores (AES-256-GCM, node:crypto).
  *
  * A random data key per keyring term seals the values; each data key is stored wrapped by the
- * master key, which never enters the database: `HANGAR_SECRETS_KEY`, else `<data>/secrets.key`
- * (created with mode 0600 on first use). Rotation adds a term: new writes use it, older values stay
+ * master key, which never enters the database (see `secretsKeyLocation`; a key file is created
+ * with mode 0600 on first use). Rotation adds a term: new writes use it, older values stay
  * readable under their own term, so rotation needs no downtime and no rewrite. Each sealed value is
  * bound to where it is stored (the additional data), so a value copied into another row fails to open.
  */
 export class Barrier {
-  /** The master key from the environment or the key file (created when missing and allowed). */
-  static fromEnvironment(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env): Barrier {
-    const fromEnv = env[SECRETS_KEY_ENV];
-    if (fromEnv) return new Barrier(decodeKey(fromEnv, SECRETS_KEY_ENV));
-    if (!dataDir) throw new Error(`no secrets key: set ${SECRETS_KEY_ENV} or give the engine a data directory`);
-    const file = join(dataDir, SECRETS_KEY_FILE);
+  /** The master key from the environment or the key file (created, 0600, when missing). */
+  static fromEnvironment(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env, keyFile?: string): Barrier {
+    const location = secretsKeyLocation(dataDir, env, keyFile);
+    if ('env' in location) return new Barrier(decodeKey(env[SECRETS_KEY_ENV]!, SECRETS_KEY_ENV));
+    const file = location.file;
     try {
       writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
     } catch (err) {

@@ -1,10 +1,13 @@
-import { Pool, PoolClient, types as pgTypes } from 'pg';
+import { Client, Pool, PoolClient, types as pgTypes } from 'pg';
 import { applyMigrations } from '../apply-migrations';
 import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { Db, Migration, SqlValue, Storage, TxOptions } from '../types';
 
 /** Key of the advisory lock that serialises migrations across servers starting at once. */
 const MIGRATION_LOCK = 4_271_001;
+
+/** Pauses before reconnecting a lost listening connection: doubling from the first to the last. */
+const LISTEN_RETRY_MS = [100, 5000] as const;
 
 /** BIGINT columns hold epoch milliseconds and counters: well inside Number's exact range. */
 const typeParsers = {
@@ -21,8 +24,13 @@ const typeParsers = {
 export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
   private readonly pool: Pool;
+  private readonly listeners = new Set<() => void>();
 
-  constructor(connectionString: string, private readonly migrations: readonly Migration[], maxConnections = 10) {
+  constructor(
+    private readonly connectionString: string,
+    private readonly migrations: readonly Migration[],
+    maxConnections = 10,
+  ) {
     this.pool = new Pool({ connectionString, max: maxConnections, types: typeParsers });
     // An idle client that loses its connection must not crash the process.
     this.pool.on('error', () => undefined);
@@ -38,7 +46,10 @@ export class PostgresStorage implements Storage {
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        if (isRetryable(err) && attempt < MAX_TX_ATTEMPTS) {
+        // READ COMMITTED lets two transactions (two servers) both find a row missing and both insert
+        // it. A unique violation that the code did not turn into an answer means the other one won:
+        // the next attempt sees its row (SQLite's writers take turns, so this does not happen there).
+        if ((isRetryable(err) || err instanceof UniqueViolation) && attempt < MAX_TX_ATTEMPTS) {
           await backoff(attempt);
           continue;
         }
@@ -56,7 +67,58 @@ export class PostgresStorage implements Storage {
     });
   }
 
+  /**
+   * One dedicated connection per channel LISTENs (a pooled one would be handed to transactions).
+   * When it is lost (server restart, terminated backend, network), it reconnects with a growing
+   * pause and reports the gap.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onGap: () => void): () => void {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`invalid channel name "${channel}"`);
+    let current: Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    let pause: number = LISTEN_RETRY_MS[0];
+    let stopped = false;
+    const reconnectLater = (client: Client) => {
+      if (stopped || current !== client) return;
+      current = undefined;
+      void client.end().catch(() => undefined);
+      retry = setTimeout(connect, pause);
+      retry.unref();
+      pause = Math.min(pause * 2, LISTEN_RETRY_MS[1]);
+    };
+    const connect = () => {
+      retry = undefined;
+      const client = new Client({ connectionString: this.connectionString });
+      current = client;
+      client.on('error', () => reconnectLater(client));
+      client.on('end', () => reconnectLater(client));
+      client.on('notification', (msg) => {
+        if (msg.channel === channel) onMessage(msg.payload ?? '');
+      });
+      client
+        .connect()
+        .then(() => client.query(`LISTEN ${channel}`))
+        .then(() => {
+          if (current !== client) return;
+          pause = LISTEN_RETRY_MS[0];
+          onGap();
+        })
+        .catch(() => reconnectLater(client));
+    };
+    const stop = () => {
+      stopped = true;
+      this.listeners.delete(stop);
+      if (retry) clearTimeout(retry);
+      void current?.end().catch(() => undefined);
+      current = undefined;
+    };
+    this.listeners.add(stop);
+    connect();
+    return stop;
+  }
+
   async close(): Promise<void> {
+    for (const stop of [...this.listeners]) stop();
     if (this.pool.ended || this.pool.ending) return;
     await this.pool.end();
   }

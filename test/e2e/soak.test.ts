@@ -1,0 +1,22 @@
+import { formatRow, runSoak, SoakRow } from '../../bench/soak';
+
+/**
+ * The short soak (the long one is `npm run soak -- --minutes N`): ~40 s of mixed load on all three
+ * APIs of one `hangar server` process. No errors at all, and the server's RSS after the first
+ * interval (caches, JIT and pools warmed up) grows by less than RSS_GROWTH_MIB to the end.
+ */
+const RSS_GROWTH_MIB = 48;
+
+jest.setTimeout(120_000);
+
+test('mixed load on the three APIs: no errors, RSS flat', async () => {
+  const rows: SoakRow[] = await runSoak({ minutes: 0.6, workers: 4, intervalSeconds: 6 });
+  const table = rows.map(formatRow).join('\n');
+  const failures = rows.flatMap((r) => r.samples);
+  expect({ errors: rows.reduce((n, r) => n + r.errors, 0), failures, table }).toEqual({ errors: 0, failures: [], table });
+  expect(rows.length).toBeGreaterThanOrEqual(5);
+  expect(rows.every((r) => r.requests > 0)).toBe(true);
+  const warm = rows[0].rssMiB;
+  const peak = Math.max(...rows.map((r) => r.rssMiB));
+  if (peak - warm > RSS_GROWTH_MIB) throw new Error(`RSS grew ${(peak - warm).toFixed(0)} MiB, more than ${RSS_GROWTH_MIB}:\n${table}`);
+});

@@ -1,0 +1,112 @@
+import http from 'node:http';
+import { ApiName } from '../../../src/engine/http/api';
+import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
+import { STORAGE_KINDS } from '../../helpers/storage';
+
+/** One request on `agent`; `reused` tells whether it went over a kept-alive socket. */
+function send(agent: http.Agent, url: string, method: string, body: string, headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; reused: boolean; text: string }>((resolve, reject) => {
+    const req = http.request(url, { agent, method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const auth = { 'x-registry-token': ROOT_TOKEN, 'x-vault-token': ROOT_TOKEN, 'x-consul-token': ROOT_TOKEN };
+
+/** Issue 18, "seen to fail": hostile input is a 4xx naming the field, and leaves the connection usable. */
+describe.each(STORAGE_KINDS)('hardening: hostile input (%s)', (kind) => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(kind);
+  });
+  afterAll(() => server.close());
+
+  describe('a lone UTF-16 surrogate is a 400 naming the field, in all three APIs', () => {
+    const raw = (json: string) => ({ raw: json, headers: { 'content-type': 'application/json', ...auth } });
+    test.each([
+      ['secrets', 'POST', '/v1/identity/group', '{"name":"\\ud800"}', /body\.name: must be well-formed Unicode/],
+      ['secrets', 'POST', '/v1/identity/group', '{"name":"g","metadata":{"k":"x\\udfff"}}', /body\.metadata\.k: must be well-formed Unicode/],
+      ['catalog', 'PUT', '/v1/acl/role', '{"Name":"\\ud800"}', /body\.Name: must be well-formed Unicode/],
+      ['catalog', 'PUT', '/v1/catalog/register', '{"Node":"n","Address":"a","NodeMeta":{"\\ud800":"v"}}', /body\.NodeMeta \(a field name\)/],
+      ['registry', 'POST', '/api/v1/boxes', '{"box":{"username":"x","name":"\\udc00"}}', /body\.box\.name: must be well-formed Unicode/],
+    ] as const)('%s %s %s %s', async (api, method, path, body, message) => {
+      const res = await server.call(api as ApiName, method, path, raw(body));
+      expect(res.status).toBe(400);
+      expect(res.text).toMatch(message);
+    });
+
+    test.each([
+      ['secrets', '/v1/secret/data/%ED%A0%80?x=%ED%A0%80'],
+      ['catalog', '/v1/kv/%ED%A0%80?x=%ED%A0%80'],
+      ['catalog', '/v1/catalog/node/%ED%A0%80'],
+      ['registry', '/api/v1/box/%ED%A0%80/x?q=%ED%A0%80'],
+    ] as const)('a surrogate encoded in UTF-8 in the URL is no 5xx: %s %s', async (api, path) => {
+      const res = await server.call(api, 'GET', path, { headers: auth });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    });
+
+    test('a surrogate pair (an emoji) is well-formed and accepted', async () => {
+      const res = await server.call('secrets', 'POST', '/v1/identity/group', raw('{"name":"team-\\ud83d\\ude80"}'));
+      expect(res.status).toBe(200);
+      expect(res.body.data.name).toBe('team-\u{1f680}');
+    });
+
+    test('a deeply nested body is checked without overflowing the stack', async () => {
+      const depth = 100_000;
+      const res = await server.call('secrets', 'POST', '/v1/identity/group', raw(`${'['.repeat(depth)}"\\ud800"${']'.repeat(depth)}`));
+      expect(res.status).toBe(400);
+      expect(res.body.errors).toEqual(['body.0.0.0.0.0.….0.0.0.0.0: must be well-formed Unicode (it holds a lone UTF-16 surrogate)']);
+    });
+  });
+
+  describe('concurrent registers of one node never fail', () => {
+    test('20 at once, with a service and a check: all 200, one node, one service', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          server.call('catalog', 'PUT', '/v1/catalog/register', {
+            body: { Node: 'racer', ID: '40e4a748-2192-161a-0510-9bf59fe950b5', Address: `10.0.0.${i}`, Service: { Service: 'web', Port: 80 + i }, Check: { CheckID: 'up', Status: 'passing' } },
+            headers: auth,
+          }),
+        ),
+      );
+      expect(results.map((r) => `${r.status} ${r.text}`)).toEqual(Array(20).fill('200 true'));
+      const services = await server.call('catalog', 'GET', '/v1/catalog/service/web', { headers: auth });
+      expect(services.body.map((s: { Node: string }) => s.Node)).toEqual(['racer']);
+    });
+
+    test("a node named like another node's ID is registered under its own name", async () => {
+      const register = (body: object) => server.call('catalog', 'PUT', '/v1/catalog/register', { body, headers: auth });
+      expect((await register({ Node: 'first', ID: 'second', Address: '10.0.1.1' })).status).toBe(200);
+      const res = await register({ Node: 'second', Address: '10.0.1.2', Service: { Service: 'db' } });
+      expect(res.text).toBe('true');
+      const node = await server.call('catalog', 'GET', '/v1/catalog/node/second', { headers: auth });
+      expect(node.body.Services.db.Service).toBe('db');
+    });
+  });
+
+  describe('keep-alive survives a 400 whose request was read to its end', () => {
+    const routes: Record<ApiName, [string, string]> = { registry: ['POST', '/api/v1/boxes'], secrets: ['POST', '/v1/identity/group'], catalog: ['PUT', '/v1/acl/role'] };
+    test.each(['registry', 'secrets', 'catalog'] as const)('%s', async (api) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const [method, path] = routes[api];
+        const url = `${server.urls[api]}${path}`;
+        const first = await send(agent, url, method, '{not json', auth);
+        expect(first.status).toBe(400);
+        const second = await send(agent, url, method, '{"x":"\\ud800"}', auth);
+        expect(second).toMatchObject({ status: 400, reused: true });
+        const third = await send(agent, `${server.urls[api]}/no/such/path`, 'GET', '', auth);
+        expect(third).toMatchObject({ status: 404, reused: true });
+      } finally {
+        agent.destroy();
+      }
+    });
+  });
+});

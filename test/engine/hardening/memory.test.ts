@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { BoundedMap } from '../../../src/engine/bounded-map';
+import { PARSED_RULES_MAX, parsedRulesCached } from '../../../src/engine/catalog/acl/store';
+import { runtimeOf } from '../../../src/engine/catalog/runtime';
+import { RATE_WINDOWS_MAX, rateLimitWindows } from '../../../src/engine/registry/limits';
+import { STATEMENTS_MAX } from '../../../src/engine/storage/sqlite/sqlite-storage';
+import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
+
+const hex = () => randomBytes(6).toString('hex');
+
+test('BoundedMap drops the entry set longest ago, and re-setting a key makes it young', () => {
+  const map = new BoundedMap<string, number>(3);
+  for (const k of ['a', 'b', 'c']) map.set(k, 1);
+  map.set('a', 2);
+  map.set('d', 1);
+  expect([...map.keys()]).toEqual(['c', 'a', 'd']);
+  expect(map.size).toBe(3);
+});
+
+/**
+ * Issue 18, "seen to fail": memory grew under a fuzz run and stayed. Every in-memory table whose
+ * keys come from requests is bounded; after hostile traffic, each is within its bound.
+ */
+describe('hardening: in-memory tables stay bounded under hostile traffic', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
+  });
+  afterAll(() => server.close());
+
+  test('rate-limit windows: one per made-up token, in a map bounded as above', async () => {
+    const app = server.engine.app('registry');
+    for (let i = 0; i < 100; i++) {
+      await app.inject({ method: 'GET', url: `/api/v1/box/${hex()}/x`, headers: { 'x-registry-token': hex() } });
+    }
+    expect(rateLimitWindows(server.engine)).toMatchObject({ size: 100, maxSize: RATE_WINDOWS_MAX });
+    expect(rateLimitWindows(server.engine)).toBeInstanceOf(BoundedMap);
+  });
+
+  test('varied paths, tokens and bodies over the three APIs leave every table within its bound', async () => {
+    const catalog = server.engine.app('catalog');
+    const secrets = server.engine.app('secrets');
+    for (let i = 0; i < 100; i++) {
+      const token = i % 2 ? ROOT_TOKEN : hex();
+      await catalog.inject({ method: 'PUT', url: '/v1/acl/policy', headers: { 'x-consul-token': ROOT_TOKEN }, payload: { Name: `p${hex()}`, Rules: `key_prefix "${hex()}" { policy = "read" }` } });
+      await catalog.inject({ method: 'PUT', url: `/v1/kv/${hex()}?flags=${i}`, headers: { 'x-consul-token': token }, payload: hex() });
+      await catalog.inject({ method: 'GET', url: `/v1/kv/${hex()}?recurse&index=1&wait=1ms`, headers: { 'x-consul-token': token } });
+      await secrets.inject({ method: 'POST', url: `/v1/secret/data/${hex()}`, headers: { 'x-vault-token': token }, payload: { data: { [hex()]: hex() } } });
+      await secrets.inject({ method: 'GET', url: `/v1/${hex()}/${hex()}?list=true`, headers: { 'x-vault-token': token } });
+    }
+    const statements = (server.engine.storage as unknown as { statements: Map<string, unknown> }).statements;
+    expect(statements.size).toBeLessThanOrEqual(STATEMENTS_MAX);
+    expect(statements).toBeInstanceOf(BoundedMap);
+    expect(parsedRulesCached()).toBeLessThanOrEqual(PARSED_RULES_MAX);
+    const runtime = runtimeOf(server.engine);
+    expect(runtime.pending.size).toBe(0);
+    expect(runtime.blocking.waiting).toBe(0);
+  });
+});
