@@ -116,3 +116,17 @@ export {
   BindingRuleProps,
   BindType,
 } from './constructs/catalog';
+// secrets constructs: kv, transit keys, token roles
+export {
+  KvMount,
+  KvMountProps,
+  KvVersion,
+  KvSecret,
+  KvSecretProps,
+  TransitKey,
+  TransitKeyProps,
+  TransitKeyType,
+  TokenRole,
+  TokenRoleProps,
+  TokenRoleTokenType,
+} from './constructs/secrets/kv';

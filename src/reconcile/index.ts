@@ -8,6 +8,7 @@ import { ResourcePayload } from './payload-format';
 import { SECRETS_AD_KINDS } from './secrets-ad-kinds';
 import { SECRETS_DATABASE_KINDS } from './secrets-database-kinds';
 import { SECRETS_KINDS } from './secrets-kinds';
+import { SECRETS_KV_KINDS } from './secrets-kv-kinds';
 import { SECRETS_PKI_KINDS } from './secrets-pki-kinds';
 import { SECRETS_RABBITMQ_KINDS } from './secrets-rabbitmq-kinds';
 import { SECRETS_SSH_KINDS } from './secrets-ssh-kinds';
@@ -24,6 +25,7 @@ const KINDS: readonly ResourceKind<unknown>[] = [
   ...(SECRETS_TRANSFORM_KINDS as readonly ResourceKind<any>[]),
   ...(SECRETS_DATABASE_KINDS as readonly ResourceKind<any>[]),
   ...(SECRETS_AD_KINDS as readonly ResourceKind<any>[]),
+  ...(SECRETS_KV_KINDS as readonly ResourceKind<any>[]),
   ...(CATALOG_KINDS as readonly ResourceKind<any>[]),
 ];
 

@@ -17,7 +17,7 @@ export const REGISTRY_TOKEN_SOURCES: TokenSources = {
 export const SECRETS_TOKEN_SOURCES: TokenSources = { headers: ['x-secrets-token', 'x-vault-token'] };
 export const CATALOG_TOKEN_SOURCES: TokenSources = { headers: ['x-catalog-token', 'x-consul-token'] };
 
-export function extractToken(req: FastifyRequest, sources: TokenSources): string | undefined {
+export function extractToken(req: Pick<FastifyRequest, 'headers'> & { readonly query?: unknown }, sources: TokenSources): string | undefined {
   for (const name of sources.headers) {
     const value = single(req.headers[name]);
     if (value) return value;

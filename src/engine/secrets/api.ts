@@ -48,7 +48,7 @@ export const secretsApi: ApiDefinition<undefined, 'any'> = {
   name: 'secrets',
   routes: [
     secretsRoute({
-      method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
+      method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       path: '/v1/*',
       permission: 'any',
       transaction: 'none',

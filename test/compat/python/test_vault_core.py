@@ -192,18 +192,64 @@ def test_tokens(client):
     last = tokens.create(policies=["default"])["auth"]["client_token"]
     as_token(last).auth.token.revoke_self()
     assert not as_token(last).is_authenticated()
-    # Token roles are not implemented: a clear error.
-    with pytest.raises(hvac.exceptions.VaultError):
-        tokens.create(role_name="nope")
-    with pytest.raises(hvac.exceptions.VaultError):
-        tokens.read_role("nope")
 
 
-def test_wrapping_and_namespaces_are_refused_clearly(client):
-    with pytest.raises(hvac.exceptions.InvalidRequest, match="wrapping"):
-        client.auth.token.create(policies=["default"], wrap_ttl="5m")
-    with pytest.raises(hvac.exceptions.InvalidRequest, match="wrapping"):
+def test_token_roles(client):
+    tokens = client.auth.token
+    name = f"hvac-role-{uuid.uuid4().hex[:8]}"
+    tokens.create_or_update_role(name, allowed_policies=["default", "hvac-app"], orphan=True, path_suffix="ci", token_explicit_max_ttl=7200)
+    role = tokens.read_role(name)["data"]
+    assert role["allowed_policies"] == ["default", "hvac-app"] and role["orphan"] is True and role["token_explicit_max_ttl"] == 7200
+    assert name in tokens.list_roles()["data"]["keys"]
+    auth = tokens.create(role_name=name, policies=["hvac-app"])["auth"]
+    assert auth["orphan"] is True and auth["policies"] == ["default", "hvac-app"]
+    assert tokens.lookup(auth["client_token"])["data"]["path"] == f"auth/token/create/{name}/ci"
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="subset"):
+        tokens.create(role_name=name, policies=["other"])
+    tokens.delete_role(name)
+    with pytest.raises(hvac.exceptions.InvalidPath):
+        tokens.read_role(name)
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="unknown role"):
+        tokens.create(role_name=name)
+
+
+def test_response_wrapping(client):
+    created = client.auth.token.create(policies=["default"], wrap_ttl="5m")
+    info = created["wrap_info"]
+    assert created["auth"] is None and info["ttl"] == 300 and info["creation_path"] == "auth/token/create"
+    unwrapped = client.sys.unwrap(info["token"])
+    assert unwrapped["auth"]["accessor"] == info["wrapped_accessor"]
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="wrapping token is not valid"):
+        client.sys.unwrap(info["token"])
+    # sys.wrap, then the wrapping token as the client's own token.
+    wrapped = client.sys.wrap(payload={"k": "v"}, ttl=60)["wrap_info"]
+    holder = hvac.Client(url=os.environ["VAULT_ADDR"], token=wrapped["token"])
+    assert holder.sys.unwrap()["data"] == {"k": "v"}
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="wrapping token is not valid"):
         client.sys.unwrap("hvs.nothing")
+
+
+def test_namespaces_are_refused_clearly(client):
     namespaced = hvac.Client(url=os.environ["VAULT_ADDR"], token=os.environ["VAULT_TOKEN"], namespace="team-a")
     with pytest.raises(hvac.exceptions.InvalidRequest, match="namespace"):
         namespaced.auth.token.lookup_self()
+
+
+def test_audit_devices(client, tmp_path):
+    path = name("py-audit")
+    log = tmp_path / "audit.log"
+    client.sys.enable_audit_device("file", description="from hvac", options={"file_path": str(log)}, path=path)
+    try:
+        devices = client.sys.list_enabled_audit_devices()["data"]
+        assert devices[f"{path}/"]["type"] == "file"
+        assert devices[f"{path}/"]["options"] == {"file_path": str(log)}
+        value = name("py-audit-secret")
+        hashed = client.sys.calculate_hash(path, value)["data"]["hash"]
+        assert hashed.startswith("hmac-sha256:") and len(hashed) == len("hmac-sha256:") + 64
+    finally:
+        client.sys.disable_audit_device(path)
+    assert f"{path}/" not in client.sys.list_enabled_audit_devices()["data"]
+    text = log.read_text()
+    # The hash request is audited too: its input is in the file as its HMAC, never in plaintext.
+    assert value not in text and client.token not in text
+    assert hashed in text

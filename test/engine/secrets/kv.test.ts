@@ -1,4 +1,4 @@
-import { startSecrets, SecretsTestServer } from './helpers';
+import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
 import { storedText } from '../../helpers/raw-db';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -138,5 +138,41 @@ describe.each(STORAGE_KINDS)('kv engine (%s)', (kind) => {
     const down = await s.v('POST', 'sys/mounts/up/tune', { options: { version: '1' } });
     expect([down.status, down.body.errors[0]]).toEqual([400, expect.stringMatching(/cannot be downgraded/)]);
     expect((await ok('GET', 'sys/mounts/up/tune', undefined, 200)).data.options).toEqual({ version: '2' });
+  });
+
+  test('v2 PATCH: JSON merge patch of data and metadata, the patch capability, cas, 404 and 415', async () => {
+    const patch = (path: string, body: unknown, token?: string, type = 'application/merge-patch+json') =>
+      s.call('secrets', 'PATCH', `/v1/${path}`, { body, headers: { 'content-type': type, 'x-vault-token': token ?? ROOT_TOKEN } });
+    await ok('POST', 'kv2/data/p/app', { data: { user: 'u', pw: 'p1', nested: { a: 1, b: 2 }, gone: true } }, 200);
+    const patched = await patch('kv2/data/p/app', { data: { pw: 'p2', nested: { b: null, c: 3 }, gone: null }, options: { cas: 1 } });
+    expect([patched.status, patched.body.data.version]).toEqual([200, 2]);
+    expect((await ok('GET', 'kv2/data/p/app', undefined, 200)).data.data).toEqual({ user: 'u', pw: 'p2', nested: { a: 1, c: 3 } });
+    expect((await patch('kv2/data/p/app', { data: { x: 1 }, options: { cas: 1 } })).body.errors[0]).toMatch(/^check-and-set parameter did not match/);
+    expect((await patch('kv2/data/p/none', { data: { x: 1 } })).status).toBe(404);
+    expect((await patch('kv2/data/p/app', { nodata: 1 })).body.errors).toEqual(['data is required']);
+    const wrongType = await patch('kv2/data/p/app', { data: { x: 1 } }, undefined, 'application/json');
+    expect([wrongType.status, wrongType.body.errors]).toEqual([415, ['PATCH requires Content-Type of application/merge-patch+json, provided application/json']]);
+    // Deleted current version: nothing to patch.
+    await ok('POST', 'kv2/data/p/del', { data: { a: 1 } }, 200);
+    await ok('DELETE', 'kv2/data/p/del');
+    expect((await patch('kv2/data/p/del', { data: { a: 2 } })).status).toBe(404);
+
+    // `patch` is its own capability: update alone is not enough, and patch alone does not write.
+    const updater = await s.tokenWith('path "kv2/data/p/*" { capabilities = ["create", "update", "read"] }');
+    const patcher = await s.tokenWith('path "kv2/data/p/*" { capabilities = ["patch"] }');
+    expect((await patch('kv2/data/p/app', { data: { x: 1 } }, updater)).status).toBe(403);
+    expect((await patch('kv2/data/p/app', { data: { x: 1 } }, patcher)).status).toBe(200);
+    expect((await s.v('POST', 'kv2/data/p/app', { data: { x: 1 } }, patcher)).status).toBe(403);
+    expect((await ok('POST', 'sys/capabilities', { token: patcher, path: 'kv2/data/p/app' }, 200)).capabilities).toEqual(['patch']);
+
+    // Metadata: given fields change, null resets, custom_metadata merges key by key.
+    await ok('POST', 'kv2/metadata/p/app', { custom_metadata: { owner: 'ops', team: 'a' }, max_versions: 4 });
+    expect((await patch('kv2/metadata/p/app', { custom_metadata: { team: null, env: 'prod' }, max_versions: null, cas_required: true })).status).toBe(204);
+    expect((await ok('GET', 'kv2/metadata/p/app', undefined, 200)).data).toMatchObject({ custom_metadata: { owner: 'ops', env: 'prod' }, max_versions: 0, cas_required: true });
+    expect((await patch('kv2/metadata/p/none', { max_versions: 1 })).status).toBe(404);
+    expect((await patch('kv2/metadata/p/app', { custom_metadata: { ['k'.repeat(129)]: 'v' } })).body.errors[0]).toMatch(/^custom_metadata: keys must be at most 128/);
+    expect((await patch('kv2/metadata/p/app', { max_versions: 'x' })).body.errors[0]).toMatch(/^max_versions: /);
+    // PATCH where no engine route takes it.
+    expect((await patch('kv1/app/api', { x: 1 })).status).toBe(405);
   });
 });

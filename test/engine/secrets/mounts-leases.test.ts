@@ -15,7 +15,10 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
 
   test('dev mode mounts the spec defaults, in Vault shapes', async () => {
     const mounts = await s.v('GET', 'sys/mounts');
-    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'cubbyhole/', 'database/', 'identity/', 'pki/', 'rabbitmq/', 'ssh/', 'sys/', 'transform/']);
+    expect(Object.keys(mounts.body.data).sort()).toEqual(['ad/', 'cubbyhole/', 'database/', 'identity/', 'pki/', 'rabbitmq/', 'secret/', 'ssh/', 'sys/', 'transform/']);
+    // As the public dev server: `secret/` is a KV version 2 store.
+    expect(mounts.body.data['secret/']).toMatchObject({ type: 'kv', options: { version: '2' }, description: 'key/value secret storage' });
+    expect((await s.v('POST', 'secret/data/dev', { data: { a: 1 } })).status).toBe(200);
     expect(mounts.body['pki/']).toEqual(mounts.body.data['pki/']);
     expect(mounts.body.data['pki/']).toMatchObject({
       type: 'pki',

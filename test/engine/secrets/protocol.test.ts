@@ -58,8 +58,11 @@ describe('protocol', () => {
     const unsupported = await s.v('DELETE', 'test/creds/x');
     expect(unsupported.status).toBe(405);
     expect(unsupported.body).toEqual({ errors: ['unsupported operation'] });
+    // PATCH is a JSON merge patch (KV v2): another media type is 415, a path without a patch handler 405.
     const patch = await s.v('PATCH', 'test/items/a', { value: 'x' });
-    expect(patch.status).toBe(404);
+    expect([patch.status, patch.body.errors]).toEqual([415, ['PATCH requires Content-Type of application/merge-patch+json, provided application/json']]);
+    const merge = await s.call('secrets', 'PATCH', '/v1/test/items/a', { body: { value: 'x' }, headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/merge-patch+json' } });
+    expect(merge.status).toBe(405);
   });
 
   test('LIST verb over a real socket, ?list=true, keep-alive afterwards', async () => {

@@ -67,6 +67,14 @@ describe.each(STORAGE_KINDS)('transit engine (%s)', (kind) => {
     // Vault's ciphertext layout: nonce | data | tag.
     expect(payload(d)).toHaveLength(12 + 1 + 16);
 
+    // associated_data is authenticated, not stored: decryption needs the same.
+    const aad = b64('order-17');
+    const withAad = (await t('encrypt/derived', { plaintext: b64('q'), context: ctx, associated_data: aad })).ciphertext;
+    expect((await t('decrypt/derived', { ciphertext: withAad, context: ctx, associated_data: aad })).plaintext).toBe(b64('q'));
+    for (const other of [undefined, b64('order-18')]) {
+      expect((await s.v('POST', 'transit/decrypt/derived', { ciphertext: withAad, context: ctx, associated_data: other })).body.errors).toEqual(['ciphertext: cipher: message authentication failed']);
+    }
+
     const errors: Array<[string, unknown, RegExp]> = [
       ['keys/x1', { type: 'des' }, /^type: must be one of/],
       ['keys/x1', { type: 'ed25519', derived: true }, /^derived: key derivation is only supported/],

@@ -49,7 +49,7 @@ export class SecretsCore {
   }
 
   /** Keyring, built-in mounts, and in dev mode the spec's default mounts. */
-  async init(defaultMounts: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type'>>): Promise<void> {
+  async init(defaultMounts: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type'> & Partial<MountEntry>>): Promise<void> {
     const now = this.engine.clock.now();
     await this.barrier.init(this.engine.storage, now);
     await this.engine.storage.tx(async (db) => {

@@ -54,6 +54,33 @@ path "sys/leases/lookup" {
 path "cubbyhole/*" {
     capabilities = ["create", "read", "update", "delete", "list"]
 }
+
+# Allow a token to wrap arbitrary values in a response-wrapping token
+path "sys/wrapping/wrap" {
+    capabilities = ["update"]
+}
+
+# Allow a token to look up the creation time and TTL of a given
+# response-wrapping token
+path "sys/wrapping/lookup" {
+    capabilities = ["update"]
+}
+
+# Allow a token to unwrap a response-wrapping token
+path "sys/wrapping/unwrap" {
+    capabilities = ["update"]
+}
+`;
+
+/** The policy of response-wrapping tokens (built in, immutable, never assignable): it can only unwrap. */
+export const RESPONSE_WRAPPING_POLICY = 'response-wrapping';
+const RESPONSE_WRAPPING_POLICY_TEXT = `path "cubbyhole/response" {
+    capabilities = ["create", "read"]
+}
+
+path "sys/wrapping/unwrap" {
+    capabilities = ["update"]
+}
 `;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,127}$/;
@@ -181,7 +208,7 @@ export class Acl {
     if (this.root) return true;
     const rule = this.match(path);
     if (!rule || rule.caps.has('deny') || !rule.caps.has(capability)) return false;
-    const checked = body !== undefined && (capability === 'create' || capability === 'update') && rule.parameters;
+    const checked = body !== undefined && (capability === 'create' || capability === 'update' || capability === 'patch') && rule.parameters;
     return !checked || parametersAllowed(rule.parameters!, body);
   }
 
@@ -237,6 +264,11 @@ function withParameters(p: StoredPolicy): StoredPolicy {
 }
 
 const DEFAULT_POLICY: StoredPolicy = { name: 'default', text: DEFAULT_POLICY_TEXT, rules: parsePolicy(DEFAULT_POLICY_TEXT) };
+const WRAPPING_POLICY: StoredPolicy = {
+  name: RESPONSE_WRAPPING_POLICY,
+  text: RESPONSE_WRAPPING_POLICY_TEXT,
+  rules: parsePolicy(RESPONSE_WRAPPING_POLICY_TEXT),
+};
 const ACL_CACHE_SIZE = 1000;
 
 /**
@@ -251,6 +283,7 @@ export class PolicyStore {
 
   async get(db: Db, name: string): Promise<StoredPolicy | undefined> {
     if (name === 'root') return { name: 'root', text: '', rules: [] };
+    if (name === RESPONSE_WRAPPING_POLICY) return WRAPPING_POLICY;
     const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_policies WHERE name = ?', [name]);
     if (row) return this.barrier.openJson<StoredPolicy>(db, row.sealed, `policy:${name}`);
     return name === 'default' ? DEFAULT_POLICY : undefined;
@@ -281,6 +314,8 @@ export class PolicyStore {
   async acl(db: Db, names: readonly string[]): Promise<Acl> {
     if (names.includes('root')) return new Acl([], true);
     const rows = new Map<string, string>();
+    // A wrapping token's ACL is the built-in policy alone, without a read of the table.
+    if (names.length === 1 && names[0] === RESPONSE_WRAPPING_POLICY) return new Acl([WRAPPING_POLICY]);
     for (const name of names) {
       const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_policies WHERE name = ?', [name]);
       if (row) rows.set(name, row.sealed);

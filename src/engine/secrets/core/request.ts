@@ -7,6 +7,8 @@ import { AuthSpec, Caller, EngineRoute, EngineType, MountEntry, Operation, Secre
 import { HangarError, ValidationError } from '../../http/errors';
 import type { Db } from '../../storage';
 import { externalGroupIds } from '../identity/store';
+import { AuditTrail, auditTrail } from '../system/audit-device';
+import { refusalFor, requestedWrapTtl, wrapResponse } from '../system/wrapping';
 
 export interface IncomingRequest {
   readonly method: string;
@@ -62,6 +64,8 @@ function operationOf(method: string, query: Record<string, string>): Operation |
       return 'write';
     case 'DELETE':
       return 'delete';
+    case 'PATCH':
+      return 'patch';
     default:
       throw new HangarError(405, [`unsupported method ${method}`]);
   }
@@ -139,11 +143,27 @@ interface Plan {
  * Revocations through engines run after the commit.
  */
 export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Promise<OutgoingResponse> {
+  // Audit devices (sys/audit): a request line once planned, a response (or error) line at the end.
+  const trail = await auditTrail(core, incoming);
+  if (!trail) return dispatchPlanned(core, incoming);
+  try {
+    const out = await dispatchPlanned(core, incoming, trail);
+    trail.response(out.status, out.body, out.contentType);
+    return out;
+  } catch (err) {
+    trail.failed(err);
+    throw err;
+  }
+}
+
+async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, trail?: AuditTrail): Promise<OutgoingResponse> {
   checkVaultHeaders(incoming.headers);
-  const req = { ...incoming, body: withoutNulls(incoming.body) };
+  // A merge patch's `null` removes a key: only PATCH bodies keep them.
+  const req = { ...incoming, body: incoming.method === 'PATCH' ? checkMergePatch(incoming) : withoutNulls(incoming.body) };
   const { storage, clock } = core.engine;
   const { path, query } = splitUrl(req.url);
   const op0 = operationOf(req.method, query);
+  const withBody = op0 === 'write' || op0 === 'patch';
   const tasks: Array<() => Promise<void>> = [];
   const afterCommit = (task: () => Promise<void>) => void tasks.push(task);
   // A handler's own status for a JSON answer (KV v2's 404 that still shows a deleted version's metadata).
@@ -158,7 +178,7 @@ export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Pr
     if (!type) throw new HangarError(404, [`no handler for route "${path}": engine type "${mount.type}" is not available`]);
     const rel = path.slice(mount.path.length).replace(/^\/+|\/+$/g, '');
     const { route, params } = findRoute(type, mount, rel, op0);
-    const caller = route.unauthenticated ? undefined : await authenticate(core, db, req, now);
+    const caller = route.unauthenticated ? undefined : await authenticate(core, db, req, now, refusalFor(path, req.body));
     let operation: Operation = op0 === 'write' ? 'update' : op0;
     if (op0 === 'write') {
       if (route.exists) {
@@ -172,12 +192,13 @@ export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Pr
       const acl = await core.acl(db, caller.entry, caller.root);
       const aclPath = operation === 'list' ? `${path.replace(/\/+$/, '')}/` : path.replace(/\/+$/, '');
       // A write's body also meets the rule's parameter constraints (allowed, denied, required).
-      const input = op0 === 'write' ? req.body ?? {} : undefined;
+      const input = withBody ? req.body ?? {} : undefined;
       if (!acl.allows(aclPath, operation, input) || (route.sudo && !acl.allows(aclPath, 'sudo'))) throw permissionDenied();
     }
     // Writes carry their input in the body; reads, lists and deletes in the query string.
-    const parsedQuery = op0 === 'write' ? withoutList(query) : parseInput(route.query, withoutList(query), 'query');
-    const body = op0 === 'write' ? parseInput(route.body, req.body, 'body') : parsedQuery;
+    const parsedQuery = withBody ? withoutList(query) : parseInput(route.query, withoutList(query), 'query');
+    const body = withBody ? parseInput(route.body, req.body, 'body') : parsedQuery;
+    trail?.request({ mount, operation, caller, data: op0 === 'write' ? req.body : withoutList(query) });
     return { mount, type, route, params, rel, operation, caller, body, query: parsedQuery };
   };
 
@@ -199,8 +220,11 @@ export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Pr
   };
 
   const limited = (plan: Plan) => !!plan.caller && plan.caller.entry.numUses > 0;
-  // A route may be read-only for some operations only (transit's encrypt: an `update` writes nothing, a `create` makes the key).
-  const readOnly = ({ route, operation }: Plan) => route.readOnly === true || (Array.isArray(route.readOnly) && route.readOnly.includes(operation));
+  // A route may be read-only for some operations only (transit's encrypt: an `update` writes nothing, a `create` makes the key);
+  // a wrapped response writes its wrapping token.
+  const wrapping = requestedWrapTtl(req.headers) !== undefined;
+  const readOnly = ({ route, operation }: Plan) =>
+    !wrapping && (route.readOnly === true || (Array.isArray(route.readOnly) && route.readOnly.includes(operation)));
   const own = (plan: Plan) => plan.route.ownTransactions?.includes(plan.operation) === true;
   // A read-only route of an unlimited token runs in the planning transaction itself.
   const first = await storage.tx(
@@ -217,7 +241,10 @@ export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Pr
     const plan = limited(first.plan) ? await storage.tx((db) => countUse(db, first.plan)) : first.plan;
     const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, noDb, clock.now(), plan, afterCommit));
     status = res?.status ?? status;
-    result = res && (await storage.tx((db) => render(core, db, clock.now(), req, plan, res)));
+    // A response that stores nothing (no writes, lease, token or wrapping) renders without a transaction.
+    const stores = res && (res.writes || res.lease || res.auth || res.issued || wrapping);
+    const renderIn = (db: Db) => render(core, db, clock.now(), req, plan, res!);
+    result = res && (stores ? await storage.tx(renderIn) : await renderIn(noDb));
   } else if (!first.done) {
     result = await storage.tx(async (db) => run(db, await countUse(db, first.plan)), {
       readOnly: readOnly(first.plan) && !limited(first.plan),
@@ -246,11 +273,17 @@ const header = (headers: IncomingRequest['headers'], name: string): string | und
  * (`X-Vault-Request`, which the Go client always sends, needs nothing.)
  */
 function checkVaultHeaders(headers: IncomingRequest['headers']): void {
-  if (header(headers, 'x-vault-wrap-ttl') !== undefined) {
-    throw badInput('response wrapping (X-Vault-Wrap-TTL) is not supported by Hangar: send the request without it');
-  }
   const ns = header(headers, 'x-vault-namespace')?.replace(/^\/+|\/+$/g, '');
   if (ns && ns !== 'root') throw badInput(`namespaces are not supported by Hangar: only the root namespace exists (X-Vault-Namespace: "${ns}")`);
+}
+
+/** PATCH takes only `application/merge-patch+json` (Vault's 415 otherwise); its body is kept as sent. */
+function checkMergePatch(req: IncomingRequest): unknown {
+  const type = header(req.headers, 'content-type')?.split(';')[0].trim().toLowerCase();
+  if (type !== 'application/merge-patch+json') {
+    throw new HangarError(415, [`PATCH requires Content-Type of application/merge-patch+json, provided ${type ?? 'none'}`]);
+  }
+  return req.body;
 }
 
 /**
@@ -314,11 +347,11 @@ function requestFor(
   };
 }
 
-async function authenticate(core: SecretsCore, db: Db, req: IncomingRequest, now: number): Promise<Caller> {
+async function authenticate(core: SecretsCore, db: Db, req: IncomingRequest, now: number, refusal = permissionDenied): Promise<Caller> {
   if (req.localAdmin) return { token: '', entry: rootEntry(undefined, now), root: true };
   const token = req.token;
   const found = token ? await core.tokenEntry(db, token, now) : undefined;
-  if (!token || !found || !ipAllowed(req.ip, found.entry.boundCidrs)) throw permissionDenied();
+  if (!token || !found || !ipAllowed(req.ip, found.entry.boundCidrs)) throw refusal();
   return { token, ...found };
 }
 
@@ -328,7 +361,7 @@ async function revokeAfterLastUse(core: SecretsCore, idHash: string): Promise<vo
   await core.revokeLeases(leases);
 }
 
-/** The response envelope; registers the response's lease and issues its token. */
+/** The response envelope; stores the response's writes, registers its lease and issues its token. */
 async function render(
   core: SecretsCore,
   db: Db,
@@ -337,6 +370,7 @@ async function render(
   plan: Plan,
   res: SecretsResponse,
 ): Promise<Rendered> {
+  if (res.writes) await res.writes(core.store(db, plan.mount));
   if (res.raw) return res;
   const envelope: Record<string, unknown> = {
     request_id: req.id || randomUUID(),
@@ -359,7 +393,11 @@ async function render(
   if (res.renewed) Object.assign(envelope, { lease_id: res.renewed.id, lease_duration: res.renewed.ttl, renewable: res.renewed.renewable });
   const issued = res.issued ?? (res.auth ? await issueLoginToken(core, db, now, plan.mount, plan.rel, res.auth) : undefined);
   if (issued) envelope.auth = authObject(issued.token, issued.entry, now, await core.identityPolicies(db, issued.entry));
-  return envelope;
+  // X-Vault-Wrap-TTL: a successful JSON answer goes into a wrapping token's cubbyhole instead.
+  const wrapTtl = (res.status ?? 200) === 200 ? requestedWrapTtl(req.headers) : undefined;
+  if (!wrapTtl) return envelope;
+  const path = `${plan.mount.path}${plan.rel}`;
+  return wrapResponse(core, db, now, { ttl: wrapTtl, path, response: JSON.stringify(envelope), wrappedAccessor: issued?.entry.accessor });
 }
 
 /** The orphan token of a login, under the auth mount's TTL tuning. */

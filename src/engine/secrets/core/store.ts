@@ -22,6 +22,22 @@ export class MountStore {
     return row ? this.barrier.openJson<T>(this.db, row.sealed, `entry:${full}`) : undefined;
   }
 
+  /**
+   * `get`, with the opened value (or what `derive` makes of it) kept in `memo` while the stored
+   * ciphertext stays the same. Every write seals anew (fresh IV), so a changed value, even one
+   * written by another server, is never served stale: only the decryption and parsing are saved.
+   */
+  async getMemo<T, V = T>(key: string, memo: SealedMemo<V>, derive: (value: T) => V = (value) => value as unknown as V): Promise<V | undefined> {
+    const full = this.prefix + key;
+    const row = await this.db.get<{ sealed: string }>('SELECT sealed FROM secrets_entries WHERE path = ?', [full]);
+    if (!row) return undefined;
+    const hit = memo.get(full, row.sealed);
+    if (hit) return hit.value;
+    const value = derive(await this.barrier.openJson<T>(this.db, row.sealed, `entry:${full}`));
+    memo.set(full, row.sealed, value);
+    return value;
+  }
+
   /** Stores a value; `expireAt` (epoch ms) lets the background job delete it (OIDC states). */
   async put(key: string, value: unknown, expireAt?: number): Promise<void> {
     const full = this.prefix + key;
@@ -60,5 +76,21 @@ export class MountStore {
   /** Removes everything under this store's prefix. */
   async clear(): Promise<void> {
     await this.db.run('DELETE FROM secrets_entries WHERE path >= ? AND path < ?', [this.prefix, `${this.prefix}${LAST_CHAR}`]);
+  }
+}
+
+/** Opened values of `MountStore.getMemo`, each with the ciphertext it came from; at most `size` kept. */
+export class SealedMemo<V> {
+  private readonly entries = new Map<string, { sealed: string; value: V }>();
+  constructor(private readonly size = 256) {}
+
+  get(path: string, sealed: string): { value: V } | undefined {
+    const hit = this.entries.get(path);
+    return hit?.sealed === sealed ? hit : undefined;
+  }
+
+  set(path: string, sealed: string, value: V): void {
+    if (!this.entries.has(path) && this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(path, { sealed, value });
   }
 }

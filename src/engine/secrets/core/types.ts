@@ -4,10 +4,10 @@ import type { MountStore } from './store';
 import type { Engine } from '../../engine';
 import type { Db } from '../../storage';
 
-/** What a request does, as the ACL sees it (Vault's logical operations). */
-export type Operation = 'create' | 'read' | 'update' | 'delete' | 'list';
+/** What a request does, as the ACL sees it (Vault's logical operations; `patch` is HTTP PATCH, a JSON merge patch). */
+export type Operation = 'create' | 'read' | 'update' | 'patch' | 'delete' | 'list';
 export type Capability = Operation | 'sudo' | 'deny';
-export const CAPABILITIES: readonly Capability[] = ['create', 'read', 'update', 'delete', 'list', 'sudo', 'deny'];
+export const CAPABILITIES: readonly Capability[] = ['create', 'read', 'update', 'patch', 'delete', 'list', 'sudo', 'deny'];
 
 /** A mounted secrets engine or auth method (`sys/mounts`, `sys/auth`). */
 export interface MountEntry {
@@ -125,6 +125,11 @@ export interface SecretsResponse {
   readonly headers?: Readonly<Record<string, string>>;
   /** `lease_duration` shown without registering a lease (KV v1's `ttl` hint). */
   readonly leaseDuration?: number;
+  /**
+   * Writes to the mount's storage made in the response's transaction, together with its lease: how a
+   * route that runs outside transactions (`ownTransactions`) stores what it made, in one transaction.
+   */
+  readonly writes?: (store: MountStore) => Promise<void>;
 }
 
 /** What a route handler gets. */
@@ -159,7 +164,7 @@ export type Handler<B = any, Q = any> = (req: SecretsRequest<B, Q>) => Promise<S
 export interface EngineRoute {
   /** `role/:name`, `config`, `creds/:name`, `cert/*serial`; `:x` is one segment, `*x` the rest. */
   readonly pattern: string;
-  /** Input of writes (POST, PUT): the JSON body (or form fields). */
+  /** Input of writes (POST, PUT, PATCH): the JSON body (or form fields). */
   readonly body?: z.ZodType;
   /** Input of reads, lists and deletes: the query string; handlers get it as `body` too. */
   readonly query?: z.ZodType;
@@ -170,6 +175,8 @@ export interface EngineRoute {
   readonly write?: Handler;
   readonly create?: Handler;
   readonly update?: Handler;
+  /** PATCH with `application/merge-patch+json`; its body keeps JSON `null` (a merge patch's "remove"). */
+  readonly patch?: Handler;
   /** Whether the target exists: a write then needs `update`, else `create`. Without it a write is an update. */
   readonly exists?: (req: SecretsRequest) => Promise<boolean>;
   /** No token needed (login, OIDC callback, public keys). */

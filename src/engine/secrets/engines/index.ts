@@ -44,8 +44,9 @@ export const ENGINE_TYPES: readonly EngineType[] = [
   ...planned,
 ];
 
-/** The spec's default mounts, created in dev mode. */
-export const DEFAULT_MOUNTS: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type'>> = [
+/** The spec's default mounts, created in dev mode, and the public dev server's `secret/` (KV version 2). */
+export const DEFAULT_MOUNTS: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type'> & Partial<MountEntry>> = [
   { path: 'auth/jwt/', kind: 'auth', type: 'jwt' },
   ...planned.map(({ type }) => ({ path: `${type}/`, kind: 'secret' as const, type })),
+  { path: 'secret/', kind: 'secret', type: 'kv', options: { version: '2' }, description: 'key/value secret storage' },
 ];

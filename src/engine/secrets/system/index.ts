@@ -1,14 +1,26 @@
+import { auditSystemRoutes } from './audit';
 import { leaseSystemRoutes } from './leases';
 import { mountSystemRoutes } from './mounts';
+import { observabilitySystemRoutes } from './observability';
 import { passwordPolicySystemRoutes } from './password-policies';
 import { policySystemRoutes } from './policies';
 import { statusSystemRoutes } from './status';
+import { wrappingSystemRoutes } from './wrapping';
 import { EngineType } from '../core/types';
 
-/** `sys/`: mounts, auth methods, policies, leases, capabilities, health, the keyring. */
+/** `sys/`: mounts, auth methods, policies, leases, capabilities, health, the keyring, response wrapping, audit devices, metrics, OpenAPI. */
 export const systemEngine: EngineType = {
   type: 'system',
   kind: 'secret',
   description: 'system endpoints used for control, policy and debugging',
-  routes: [...statusSystemRoutes, ...mountSystemRoutes, ...policySystemRoutes, ...leaseSystemRoutes, ...passwordPolicySystemRoutes],
+  routes: [
+    ...statusSystemRoutes,
+    ...mountSystemRoutes,
+    ...policySystemRoutes,
+    ...leaseSystemRoutes,
+    ...passwordPolicySystemRoutes,
+    ...wrappingSystemRoutes,
+    ...auditSystemRoutes,
+    ...observabilitySystemRoutes,
+  ],
 };

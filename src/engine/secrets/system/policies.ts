@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parsePolicy, policyName } from '../core/policies';
+import { parsePolicy, policyName, RESPONSE_WRAPPING_POLICY } from '../core/policies';
 import { badInput, missing } from '../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../core/types';
 
@@ -15,14 +15,14 @@ function nameOf(req: SecretsRequest): string {
 
 async function exists(req: SecretsRequest): Promise<boolean> {
   const name = req.params.name.toLowerCase();
-  return name === 'root' || name === 'default' || (await req.db.get('SELECT 1 AS x FROM secrets_policies WHERE name = ?', [name])) !== undefined;
+  return name === 'root' || name === 'default' || name === RESPONSE_WRAPPING_POLICY || (await req.db.get('SELECT 1 AS x FROM secrets_policies WHERE name = ?', [name])) !== undefined;
 }
 
 async function write(req: SecretsRequest, text: string | undefined, field: string): Promise<undefined> {
   const name = nameOf(req);
   if (text === undefined) throw badInput(`${field} is required: the policy text (HCL or JSON)`);
   if (Buffer.byteLength(text) > MAX_POLICY_BYTES) throw badInput(`${field}: the policy is larger than ${MAX_POLICY_BYTES} bytes`);
-  if (name === 'root') throw badInput('cannot update the root policy');
+  if (name === 'root' || name === RESPONSE_WRAPPING_POLICY) throw badInput(`cannot update the ${name} policy`);
   try {
     parsePolicy(text);
   } catch (err) {
@@ -34,7 +34,7 @@ async function write(req: SecretsRequest, text: string | undefined, field: strin
 
 async function remove(req: SecretsRequest): Promise<undefined> {
   const name = nameOf(req);
-  if (name === 'root' || name === 'default') throw badInput(`cannot delete the ${name} policy`);
+  if (name === 'root' || name === 'default' || name === RESPONSE_WRAPPING_POLICY) throw badInput(`cannot delete the ${name} policy`);
   await req.core.policies.delete(req.db, name);
   return undefined;
 }

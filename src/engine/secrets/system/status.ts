@@ -77,10 +77,6 @@ async function tokenOf(req: SecretsRequest<CapsBody>): Promise<{ entry: TokenEnt
   return found;
 }
 
-async function wrappingUnsupported(): Promise<never> {
-  throw badInput('response wrapping is not supported by Hangar');
-}
-
 /** Health, seal status, capabilities and the keyring (`sys/rotate`, `sys/key-status`). */
 export const statusSystemRoutes: EngineRoute[] = [
   { pattern: 'health', unauthenticated: true, readOnly: true, read: async (req) => health(req) },
@@ -102,10 +98,6 @@ export const statusSystemRoutes: EngineRoute[] = [
         performance_standby_last_remote_wal: 0,
       }),
   },
-  // Response wrapping is not implemented: each wrapping endpoint says so (see also X-Vault-Wrap-TTL).
-  ...['wrapping/wrap', 'wrapping/unwrap', 'wrapping/lookup', 'wrapping/rewrap'].map(
-    (pattern): EngineRoute => ({ pattern, unauthenticated: true, readOnly: true, write: wrappingUnsupported, read: wrappingUnsupported }),
-  ),
   {
     pattern: 'capabilities-self',
     body: CapsBody,

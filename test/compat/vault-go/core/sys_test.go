@@ -237,17 +237,6 @@ func TestLogicalAndNulls(t *testing.T) {
 
 func TestHeaders(t *testing.T) {
 	c := h.Client(t)
-	// Response wrapping is not implemented: a clear error rather than an unwrapped answer.
-	wrapped, err := c.Clone()
-	h.Must(t, "Clone", err)
-	wrapped.SetToken(c.Token())
-	wrapped.SetWrappingLookupFunc(func(operation, path string) string { return "5m" })
-	if _, err := wrapped.Logical().Write("auth/token/create", map[string]interface{}{"policies": []string{"default"}}); h.StatusOf(err) != 400 || !strings.Contains(err.Error(), "wrapping") {
-		t.Fatalf("X-Vault-Wrap-TTL: %v", err)
-	}
-	if _, err := c.Logical().Unwrap("hvs.nothing"); err == nil {
-		t.Fatal("Unwrap: expected an error")
-	}
 	// Namespaces: the root namespace is accepted, any other is refused clearly.
 	ns, err := c.Clone()
 	h.Must(t, "Clone", err)

@@ -163,3 +163,52 @@ func alive(t *testing.T, c *vault.Client, token string, want bool) {
 		t.Fatalf("token alive = %v, want %v (%v)", err == nil, want, err)
 	}
 }
+
+// Token roles through the Go client: roles written and read with Logical(), tokens made with
+// Auth().Token().CreateWithRole, their path, role, orphan state and period as Vault shows them.
+func TestTokenRoles(t *testing.T) {
+	c := h.Client(t)
+	role := h.Name("go-role")
+	_, err := c.Logical().Write("sys/policies/acl/"+role, map[string]interface{}{"policy": `path "secret/*" { capabilities = ["read"] }`})
+	h.Must(t, "policy", err)
+	_, err = c.Logical().Write("auth/token/roles/"+role, map[string]interface{}{
+		"allowed_policies": []string{role}, "orphan": true, "token_period": "1h", "path_suffix": "ci",
+	})
+	h.Must(t, "write role", err)
+	read, err := c.Logical().Read("auth/token/roles/" + role)
+	h.Must(t, "read role", err)
+	if read.Data["token_period"] != json.Number("3600") || read.Data["orphan"] != true || read.Data["name"] != role {
+		t.Fatalf("role: %#v", read.Data)
+	}
+	list, err := c.Logical().List("auth/token/roles")
+	h.Must(t, "list roles", err)
+	if !strings.Contains(strings.Join(toStrings(list.Data["keys"]), ","), role) {
+		t.Fatalf("roles: %v", list.Data["keys"])
+	}
+	secret, err := c.Auth().Token().CreateWithRole(&vault.TokenCreateRequest{}, role)
+	h.Must(t, "CreateWithRole", err)
+	if secret.Auth.Orphan != true || strings.Join(secret.Auth.Policies, ",") != "default,"+role || secret.Auth.LeaseDuration != 3600 {
+		t.Fatalf("auth: %#v", secret.Auth)
+	}
+	info, err := c.Auth().Token().Lookup(secret.Auth.ClientToken)
+	h.Must(t, "Lookup", err)
+	if info.Data["path"] != "auth/token/create/"+role+"/ci" || info.Data["role"] != role {
+		t.Fatalf("lookup: %#v", info.Data)
+	}
+	if _, err := c.Auth().Token().CreateWithRole(&vault.TokenCreateRequest{Policies: []string{"root"}}, role); h.StatusOf(err) != 400 {
+		t.Fatalf("a policy outside the role: %v", err)
+	}
+	_, err = c.Logical().Delete("auth/token/roles/" + role)
+	h.Must(t, "delete role", err)
+	if _, err := c.Auth().Token().CreateWithRole(&vault.TokenCreateRequest{}, role); h.StatusOf(err) != 400 || !strings.Contains(err.Error(), "unknown role") {
+		t.Fatalf("deleted role: %v", err)
+	}
+}
+
+func toStrings(v interface{}) []string {
+	var out []string
+	for _, x := range v.([]interface{}) {
+		out = append(out, x.(string))
+	}
+	return out
+}

@@ -128,6 +128,49 @@ func TestKVv2(t *testing.T) {
 	}
 }
 
+// KVv2().Patch sends a JSON merge patch (HTTP PATCH, application/merge-patch+json) and
+// PatchMetadata a metadata merge patch; a wrapped KV read unwraps to the secret.
+func TestKVv2Patch(t *testing.T) {
+	c := hangartest.Client(t)
+	ctx := context.Background()
+	path := mount(t, c, "kv-v2", nil)
+	kv := c.KVv2(path)
+	_, err := kv.Put(ctx, "app", map[string]interface{}{"user": "u", "pw": "p1", "old": "x"})
+	hangartest.Must(t, "put", err)
+	patched, err := kv.Patch(ctx, "app", map[string]interface{}{"pw": "p2", "old": nil}, vault.WithCheckAndSet(1))
+	hangartest.Must(t, "patch", err)
+	got, err := kv.Get(ctx, "app")
+	hangartest.Must(t, "get", err)
+	if patched.VersionMetadata.Version != 2 || !reflect.DeepEqual(got.Data, map[string]interface{}{"user": "u", "pw": "p2"}) {
+		t.Fatalf("patched: %#v %#v", patched.VersionMetadata, got.Data)
+	}
+	if _, err := kv.Patch(ctx, "missing", map[string]interface{}{"a": 1}); !errors.Is(err, vault.ErrSecretNotFound) {
+		t.Fatalf("patch of a missing secret: %v", err)
+	}
+	// Read-then-write patching, the client's fallback method, works too.
+	_, err = kv.Patch(ctx, "app", map[string]interface{}{"more": "m"}, vault.WithMergeMethod(vault.KVMergeMethodReadWrite))
+	hangartest.Must(t, "patch rw", err)
+	hangartest.Must(t, "put metadata", kv.PutMetadata(ctx, "app", vault.KVMetadataPutInput{CustomMetadata: map[string]interface{}{"owner": "ops", "team": "a"}}))
+	hangartest.Must(t, "patch metadata", kv.PatchMetadata(ctx, "app", vault.KVMetadataPatchInput{CustomMetadata: map[string]interface{}{"team": "b"}}))
+	meta, err := kv.GetMetadata(ctx, "app")
+	hangartest.Must(t, "get metadata", err)
+	if !reflect.DeepEqual(meta.CustomMetadata, map[string]interface{}{"owner": "ops", "team": "b"}) || meta.CurrentVersion != 3 {
+		t.Fatalf("metadata: %#v", meta)
+	}
+
+	wrapping, err := c.Clone()
+	hangartest.Must(t, "clone", err)
+	wrapping.SetToken(c.Token())
+	wrapping.SetWrappingLookupFunc(func(operation, path string) string { return "1m" })
+	wrapped, err := wrapping.Logical().Read(path + "/data/app")
+	hangartest.Must(t, "wrapped read", err)
+	secret, err := c.Logical().Unwrap(wrapped.WrapInfo.Token)
+	hangartest.Must(t, "unwrap", err)
+	if data, _ := secret.Data["data"].(map[string]interface{}); data["pw"] != "p2" || data["more"] != "m" {
+		t.Fatalf("unwrapped: %#v", secret.Data)
+	}
+}
+
 func TestCubbyhole(t *testing.T) {
 	c := hangartest.Client(t)
 	child, err := c.Auth().Token().Create(&vault.TokenCreateRequest{Policies: []string{"default"}})

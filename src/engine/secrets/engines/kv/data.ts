@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addVersion, isDeleted, KvSecret, KvVersion, newSecret, readConfig, readSecret, versionMetadata, writeSecret } from './secret';
+import { addVersion, isDeleted, KvConfig, KvSecret, KvVersion, mergePatch, newSecret, readConfig, readSecret, versionMetadata, writeSecret } from './secret';
 import { flexibleInt } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
@@ -9,6 +9,11 @@ const version = flexibleInt.pipe(z.number().int().min(0, 'must be 0 (the current
 const DataBody = z.object({
   data: z.record(z.string(), z.unknown(), { message: 'must be a JSON object' }),
   options: z.object({ cas: flexibleInt.pipe(z.number().int().min(0, 'must be 0 or more')).optional() }).optional(),
+});
+/** A JSON merge patch of the current version's data (`null` removes a key). */
+const PatchBody = z.object({
+  data: z.record(z.string(), z.unknown(), { message: 'must be a JSON object' }),
+  options: z.object({ cas: flexibleInt.pipe(z.number().int().min(0, 'must be 0 or more')).nullable().optional() }).nullable().optional(),
 });
 const VersionQuery = z.object({ version: version.optional() });
 const SubkeysQuery = z.object({ version: version.optional(), depth: flexibleInt.pipe(z.number().int().min(0, 'must be 0 (all) or more')).optional() });
@@ -37,6 +42,23 @@ async function readable(req: SecretsRequest<unknown, { version?: number }>): Pro
   if (!secret || !v) throw missing();
   if (v.destroyed || isDeleted(v, req.now)) return { status: 404, data: { data: null, metadata: versionMetadata(secret, n, v) } };
   return [secret, n, v];
+}
+
+/** Vault's check-and-set rules for a new version: required by the mount or the secret, and must name the current version. */
+function checkCas(config: KvConfig, secret: KvSecret, cas: number | null | undefined): void {
+  if (cas == null && (config.casRequired || secret.casRequired)) {
+    throw badInput('check-and-set parameter required for this call: options.cas (the current version, 0 for a new secret)');
+  }
+  if (cas != null && cas !== secret.current) {
+    throw badInput(`check-and-set parameter did not match the current version: options.cas is ${cas}, the current version is ${secret.current}`);
+  }
+}
+
+/** Stores a new version and answers as a write does: the new version's metadata. */
+async function newVersion(req: SecretsRequest, secret: KvSecret, config: KvConfig, data: Record<string, unknown>): Promise<SecretsResponse> {
+  const n = addVersion(secret, config, data, req.now);
+  await writeSecret(req, secret);
+  return { data: versionMetadata(secret, n, secret.versions[String(n)]) };
 }
 
 /** Nested keys of a JSON object with every leaf `null`, down to `depth` levels (0: all). */
@@ -88,16 +110,8 @@ export const dataRoutes: EngineRoute[] = [
     write: async (req: SecretsRequest<z.infer<typeof DataBody>>) => {
       const config = await readConfig(req.store);
       const secret = (await readSecret(req as SecretsRequest)) ?? newSecret(req.now);
-      const cas = req.body.options?.cas;
-      if (cas === undefined && (config.casRequired || secret.casRequired)) {
-        throw badInput('check-and-set parameter required for this call: options.cas (the current version, 0 for a new secret)');
-      }
-      if (cas !== undefined && cas !== secret.current) {
-        throw badInput(`check-and-set parameter did not match the current version: options.cas is ${cas}, the current version is ${secret.current}`);
-      }
-      const n = addVersion(secret, config, req.body.data, req.now);
-      await writeSecret(req as SecretsRequest, secret);
-      return { data: versionMetadata(secret, n, secret.versions[String(n)]) };
+      checkCas(config, secret, req.body.options?.cas);
+      return newVersion(req as SecretsRequest, secret, config, req.body.data);
     },
     // DELETE on `data/` soft-deletes the current version.
     delete: async (req) => {
@@ -107,6 +121,19 @@ export const dataRoutes: EngineRoute[] = [
       softDelete(current, req.now);
       await writeSecret(req, secret);
       return undefined;
+    },
+  },
+  {
+    // PATCH: a new version from the current one and a merge patch; only a live current version can be patched (404 otherwise).
+    pattern: 'data/*path',
+    body: PatchBody,
+    patch: async (req: SecretsRequest<z.infer<typeof PatchBody>>) => {
+      const config = await readConfig(req.store);
+      const secret = await readSecret(req as SecretsRequest);
+      const current = secret?.versions[String(secret.current)];
+      if (!secret || !current || current.destroyed || isDeleted(current, req.now)) throw missing();
+      checkCas(config, secret, req.body.options?.cas);
+      return newVersion(req as SecretsRequest, secret, config, mergePatch(current.data ?? {}, req.body.data));
     },
   },
   {

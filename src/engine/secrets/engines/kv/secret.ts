@@ -121,3 +121,22 @@ export async function allKeys(store: MountStore, dir: string): Promise<string[]>
   }
   return out;
 }
+
+/** RFC 7386 JSON merge patch of an object: `null` removes a key, objects merge, anything else replaces. */
+export function mergePatch(target: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...target };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
+    const old = out[k];
+    const merged =
+      typeof v === 'object' && !Array.isArray(v)
+        ? mergePatch(old !== null && typeof old === 'object' && !Array.isArray(old) ? (old as Record<string, unknown>) : {}, v as Record<string, unknown>)
+        : v;
+    // defineProperty: a key named `__proto__` stays a plain key.
+    Object.defineProperty(out, k, { value: merged, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { listed, readRole, roleRoutes, TokenRole } from './roles';
 import { HangarError } from '../../../http/errors';
 import { commaList, duration, flexibleBoolean, flexibleInt, rfc3339, secondsLeft } from '../../core/durations';
+import { RESPONSE_WRAPPING_POLICY } from '../../core/policies';
 import { badInput, normalizePolicies, permissionDenied } from '../../core/request';
 import { checkCidr, SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, EngineType, SecretsRequest, SecretsResponse, TokenEntry } from '../../core/types';
@@ -64,27 +66,82 @@ async function lookup(req: SecretsRequest, entry: TokenEntry, id: string): Promi
   return { data: lookupData(entry, req.now, id, await req.core.identityPolicies(req.db, entry)) };
 }
 
-async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean): Promise<SecretsResponse> {
+/** The token type of a creation: the role's fixed type wins, its default applies when none is asked. */
+function tokenTypeOf(asked: CreateBody['type'], role: TokenRole | undefined): 'service' | 'batch' {
+  if (role?.tokenType === 'service' || role?.tokenType === 'batch') return role.tokenType;
+  if (role?.tokenType === 'default-batch' && !asked) return 'batch';
+  return asked === 'batch' ? 'batch' : 'service';
+}
+
+/**
+ * The policies of a token created against a role that limits them (Vault): the asked ones, else
+ * the role's allowed ones, else the parent's; each must be allowed (exactly or by a glob) and none
+ * disallowed. The parent's own policies do not limit them: that is what such a role is for.
+ */
+function rolePolicies(asked: readonly string[] | undefined, role: TokenRole, parent: TokenEntry, noDefault: boolean): string[] {
+  const withoutDefault = noDefault || role.tokenNoDefaultPolicy || listed(role.disallowedPolicies, role.disallowedPoliciesGlob, 'default');
+  let policies = asked?.length ? normalizePolicies(asked, withoutDefault) : [];
+  if (role.allowedPolicies.length || role.allowedPoliciesGlob.length) {
+    const allowed = normalizePolicies(role.allowedPolicies, withoutDefault);
+    if (!policies.length) policies = allowed;
+    const extra = policies.filter((p) => !listed(allowed, role.allowedPoliciesGlob, p));
+    if (extra.length) {
+      throw badInput(`token policies (${policies.join(', ')}) must be a subset of the role's allowed policies (${allowed.join(', ')}) or glob policies (${role.allowedPoliciesGlob.join(', ')}): ${extra.join(', ')} not allowed`);
+    }
+  } else if (!policies.length) {
+    policies = normalizePolicies(parent.policies, withoutDefault);
+  }
+  const refused = policies.find((p) => listed(role.disallowedPolicies, role.disallowedPoliciesGlob, p));
+  if (refused) throw badInput(`token policy "${refused}" is disallowed by this role`);
+  return policies;
+}
+
+/** Vault's rule for a value both the request and the role set: the lesser, with a warning. */
+function lesser(asked: number | undefined, byRole: number, what: string, warnings: string[]): number | undefined {
+  if (!byRole) return asked;
+  if (!asked) return byRole;
+  warnings.push(`${what} specified both during creation call and in role; using the lesser value of ${Math.min(asked, byRole)} seconds`);
+  return Math.min(asked, byRole);
+}
+
+async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean, role?: TokenRole): Promise<SecretsResponse> {
   const caller = req.caller!;
   const b = req.body;
   const parent = caller.entry;
+  const warnings: string[] = [];
   if (parent.type === 'batch') throw badInput('batch tokens cannot create more tokens');
   if (parent.numUses !== 0) throw badInput('a token with a use limit cannot create child tokens');
   if (b.id !== undefined) throw badInput('id: custom token values are not supported; a random token is issued');
-  if (b.role_name !== undefined) throw badInput('role_name: token roles are not supported');
   const acl = await req.core.acl(req.db, parent, caller.root);
   const sudo = acl.allows(`${req.mount.path}${req.path}`, 'sudo');
-  if (b.no_parent && !sudo) throw badInput('root or sudo privileges required to create an orphan token with no_parent');
-  const type = b.type === 'batch' ? 'batch' : 'service';
-  if (type === 'batch' && (b.period || b.num_uses)) throw badInput('batch tokens cannot be periodic or have a use limit');
-  const requested = b.policies ?? parent.policies.filter((p) => p !== 'root' || caller.root);
-  const policies = normalizePolicies(requested, b.no_default_policy === true).filter((p) => !(b.no_default_policy && p === 'default'));
-  if (!caller.root && !sudo) {
-    const allowed = new Set([...parent.policies, 'default']);
-    const extra = policies.filter((p) => !allowed.has(p));
-    if (extra.length) throw badInput(`child policies must be a subset of the parent's: ${extra.join(', ')} not allowed`);
+  // A role decides orphaning itself; `no_parent` is for sudo callers without one.
+  if (b.no_parent && !sudo && !role) throw badInput('root or sudo privileges required to create an orphan token with no_parent');
+  const type = tokenTypeOf(b.type, role);
+  if (type === 'batch' && (b.period || b.num_uses || b.explicit_max_ttl)) throw badInput('batch tokens cannot be periodic, have a use limit or an explicit max TTL');
+  // The Go client always sends `entity_alias`, empty.
+  if (b.entity_alias) {
+    if (!role) throw badInput('entity_alias: only allowed in combination with a token role');
+    if (!listed(role.allowedEntityAliases, role.allowedEntityAliases, b.entity_alias.toLowerCase())) throw badInput("entity_alias: invalid 'entity_alias' value: not in the role's allowed_entity_aliases");
+    warnings.push('entity_alias: Hangar has no identity entities; the token is not tied to one');
   }
+  const limits = role ? [role.allowedPolicies, role.disallowedPolicies, role.allowedPoliciesGlob, role.disallowedPoliciesGlob] : [];
+  const restricts = role && limits.some((l) => l.length);
+  let policies: string[];
+  if (restricts) {
+    policies = rolePolicies(b.policies, role, parent, b.no_default_policy === true);
+  } else {
+    const requested = b.policies ?? parent.policies.filter((p) => p !== 'root' || caller.root);
+    policies = normalizePolicies(requested, b.no_default_policy === true);
+    if (!caller.root && !sudo) {
+      const allowed = new Set([...parent.policies, 'default']);
+      const extra = policies.filter((p) => !allowed.has(p));
+      if (extra.length) throw badInput(`child policies must be a subset of the parent's: ${extra.join(', ')} not allowed`);
+    }
+  }
+  if (b.no_default_policy) policies = policies.filter((p) => p !== 'default');
+  if (policies.includes(RESPONSE_WRAPPING_POLICY)) throw badInput(`cannot assign policy "${RESPONSE_WRAPPING_POLICY}"`);
   if (policies.includes('root') && !caller.root) throw permissionDenied();
+  const boundCidrs = role?.tokenBoundCidrs.length ? role.tokenBoundCidrs : b.bound_cidrs;
   for (const cidr of b.bound_cidrs ?? []) {
     const problem = checkCidr(cidr);
     if (problem) throw badInput(`bound_cidrs: ${problem}`);
@@ -93,33 +150,40 @@ async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean)
   let ttl = b.ttl ?? b.lease ?? 0;
   if (ttl === 0 && !policies.includes('root')) ttl = req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
   ttl = Math.min(ttl, mountMax);
+  const batch = type === 'batch';
+  const period = role && !batch ? lesser(b.period, role.tokenPeriod, 'Period', warnings) : b.period;
+  const explicitMaxTtl = role && !batch ? lesser(b.explicit_max_ttl, role.tokenExplicitMaxTtl, 'Explicit max TTL', warnings) : b.explicit_max_ttl;
+  // The role's use limit caps the asked one.
+  const numUses = role?.tokenNumUses && (!b.num_uses || role.tokenNumUses < b.num_uses) ? role.tokenNumUses : b.num_uses;
   // As Vault: a root token's children are children too (revoked with it), except batch tokens,
   // which need a stored parent to check against and the root token is not stored.
-  const orphan = orphanPath || b.no_parent === true || (type === 'batch' && caller.root);
+  const orphan = role ? role.orphan : orphanPath || b.no_parent === true || (batch && caller.root);
   const issued = await req.core.tokens.create(
     req.db,
     {
       policies,
       meta: b.meta,
       displayName: `token${b.display_name ? `-${b.display_name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` : ''}`,
-      numUses: b.num_uses,
+      numUses,
       ttl,
       maxTtl: mountMax,
-      explicitMaxTtl: b.explicit_max_ttl,
-      period: b.period,
-      renewable: b.renewable,
+      explicitMaxTtl,
+      period,
+      renewable: b.renewable !== false && (role?.renewable ?? true),
       type,
       parent: orphan ? undefined : parent,
       // A child never outlives its parent: its expiry stops at the parent's, to the millisecond.
       expireBy: orphan ? undefined : parent.expireAt || undefined,
       // A child acts for the same identity: its parent's groups apply to it too (Vault's entity_id).
       groupIds: parent.groupIds,
-      path: `${req.mount.path}${req.path}`,
-      boundCidrs: b.bound_cidrs,
+      // A role's tokens live under `auth/token/create/<role>[/<suffix>]`, so revoke-prefix reaches them.
+      path: `${req.mount.path}${req.path}${role?.pathSuffix ? `/${role.pathSuffix}` : ''}`,
+      boundCidrs,
+      role: role?.name,
     },
     req.now,
   );
-  return { issued };
+  return { issued, ...(warnings.length ? { warnings } : {}) };
 }
 
 /** The entry of a token given in a body, or a 403/400. */
@@ -157,6 +221,16 @@ async function revoke(req: SecretsRequest, entry: TokenEntry, orphan = false): P
 const routes: EngineRoute[] = [
   { pattern: 'create', body: CreateBody, write: (req) => createToken(req, false) },
   { pattern: 'create-orphan', body: CreateBody, write: (req) => createToken(req, true) },
+  {
+    pattern: 'create/:role',
+    body: CreateBody,
+    write: async (req) => {
+      const role = await readRole(req, req.params.role);
+      if (!role) throw badInput(`unknown role ${req.params.role}`);
+      return createToken(req, false, role);
+    },
+  },
+  ...roleRoutes,
   {
     pattern: 'lookup-self',
     readOnly: true,

@@ -9,13 +9,21 @@ import { EngineRoute, SecretsRequest } from '../../core/types';
 const NONCE = 12;
 const TAG = 16;
 
-const EncryptItem = z.object({ plaintext: b64, context: b64.optional(), key_version: keyVersion.optional(), reference: z.string().optional() });
+/** `associated_data`: authenticated with the ciphertext (AEAD types), never stored in it. */
+const aad = { associated_data: b64.optional() };
+const EncryptItem = z.object({
+  plaintext: b64,
+  context: b64.optional(),
+  key_version: keyVersion.optional(),
+  reference: z.string().optional(),
+  ...aad,
+});
 const EncryptBody = EncryptItem.partial({ plaintext: true }).extend({
   type: z.enum(KEY_TYPES, { message: `must be one of ${KEY_TYPES.join(', ')}` }).optional(),
   derived: z.boolean().optional(),
   batch_input: z.array(EncryptItem).optional(),
 });
-const DecryptItem = z.object({ ciphertext: z.string(), context: b64.optional(), reference: z.string().optional() });
+const DecryptItem = z.object({ ciphertext: z.string(), context: b64.optional(), reference: z.string().optional(), ...aad });
 const DecryptBody = DecryptItem.partial({ ciphertext: true }).extend({ batch_input: z.array(DecryptItem).optional() });
 const RewrapItem = DecryptItem.extend({ key_version: keyVersion.optional() });
 const RewrapBody = RewrapItem.partial({ ciphertext: true }).extend({ batch_input: z.array(RewrapItem).optional() });
@@ -29,8 +37,14 @@ function checkEncrypting(ring: Keyring): void {
   if (!canEncrypt(ring.type)) throw badInput(`key type ${ring.type} does not support encryption`);
 }
 
-export function encrypt(ring: Keyring, plaintext: Buffer, context: Buffer | undefined, asked?: number): Record<string, unknown> {
+/** Associated data only for the AEAD types (Vault refuses it for RSA). */
+function checkAad(ring: Keyring, associated: Buffer | undefined): void {
+  if (associated && isRsa(ring.type)) throw badInput(`associated_data: key type ${ring.type} does not support associated data`);
+}
+
+export function encrypt(ring: Keyring, plaintext: Buffer, context: Buffer | undefined, asked?: number, associated?: Buffer): Record<string, unknown> {
   checkEncrypting(ring);
+  checkAad(ring, associated);
   const [n, v] = versionFor(ring, asked);
   let payload: Buffer;
   if (isRsa(ring.type)) {
@@ -39,13 +53,15 @@ export function encrypt(ring: Keyring, plaintext: Buffer, context: Buffer | unde
     // Vault's layout: nonce, ciphertext, tag.
     const nonce = randomBytes(NONCE);
     const cipher = createCipheriv(symmetric(ring.type)!.cipher as 'aes-256-gcm', symmetricKey(ring, v, context), nonce, { authTagLength: TAG });
+    if (associated) cipher.setAAD(associated);
     payload = Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
   }
   return { ciphertext: versioned(n, payload), key_version: n };
 }
 
-export function decrypt(ring: Keyring, ciphertext: string, context: Buffer | undefined): Buffer {
+export function decrypt(ring: Keyring, ciphertext: string, context: Buffer | undefined, associated?: Buffer): Buffer {
   checkEncrypting(ring);
+  checkAad(ring, associated);
   const [n, payload] = parseVersioned('ciphertext', ciphertext);
   const v = versionOf(ring, n);
   try {
@@ -53,6 +69,7 @@ export function decrypt(ring: Keyring, ciphertext: string, context: Buffer | und
     if (payload.length < NONCE + TAG) throw new Error('short');
     const decipher = createDecipheriv(symmetric(ring.type)!.cipher as 'aes-256-gcm', symmetricKey(ring, v, context), payload.subarray(0, NONCE), { authTagLength: TAG });
     decipher.setAuthTag(payload.subarray(payload.length - TAG));
+    if (associated) decipher.setAAD(associated);
     return Buffer.concat([decipher.update(payload.subarray(NONCE, payload.length - TAG)), decipher.final()]);
   } catch (e) {
     if (e instanceof Error && e.name === 'HangarError') throw e;
@@ -103,7 +120,7 @@ export const encryptionRoutes: EngineRoute[] = [
       const ring = await upsert(req);
       const b = req.body;
       return batched(b.batch_input, { ...b, plaintext: b.plaintext! }, (i) =>
-        encrypt(ring, required(i.plaintext, 'plaintext'), i.context, i.key_version),
+        encrypt(ring, required(i.plaintext, 'plaintext'), i.context, i.key_version, i.associated_data),
       );
     },
   },
@@ -115,7 +132,7 @@ export const encryptionRoutes: EngineRoute[] = [
       const ring = await keyringOf(req);
       const b = req.body;
       return batched(b.batch_input, { ...b, ciphertext: b.ciphertext! }, (i) => ({
-        plaintext: decrypt(ring, required(i.ciphertext, 'ciphertext'), i.context).toString('base64'),
+        plaintext: decrypt(ring, required(i.ciphertext, 'ciphertext'), i.context, i.associated_data).toString('base64'),
       }));
     },
   },
@@ -127,7 +144,7 @@ export const encryptionRoutes: EngineRoute[] = [
       const ring = await keyringOf(req);
       const b = req.body;
       return batched(b.batch_input, { ...b, ciphertext: b.ciphertext! }, (i) =>
-        encrypt(ring, decrypt(ring, required(i.ciphertext, 'ciphertext'), i.context), i.context, i.key_version),
+        encrypt(ring, decrypt(ring, required(i.ciphertext, 'ciphertext'), i.context, i.associated_data), i.context, i.key_version, i.associated_data),
       );
     },
   },
