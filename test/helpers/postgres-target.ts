@@ -13,6 +13,8 @@ export interface TargetPostgres {
   readonly port: number;
   readonly adminUser: string;
   readonly adminPassword: string;
+  /** The server's process (its backends are its children): benchmarks read its CPU time. */
+  readonly pid: number;
   /** `postgresql://{{username}}:{{password}}@host:port/app?sslmode=disable` for Vault's plugin. */
   readonly urlTemplate: string;
   /** Runs SQL as the superuser in the `app` database. */
@@ -47,6 +49,7 @@ export async function startTargetPostgres(): Promise<TargetPostgres> {
     port,
     adminUser: 'hangar',
     adminPassword,
+    pid: cluster.pid,
     urlTemplate: `postgresql://{{username}}:{{password}}@${host}:${port}/app?sslmode=disable`,
     admin: (sql, values) => admin.query(sql, values),
     psql: (user, password, sql) =>

@@ -1,9 +1,10 @@
-import { createServer, Server } from 'node:net';
+import { createServer, Server, Socket } from 'node:net';
 import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
 import { openTransport } from '../../../src/client/open';
 import { SecretsClient } from '../../../src/client/secrets';
 import { ManualClock } from '../../../src/engine/clock';
 import { Engine } from '../../../src/engine/engine';
+import { retryDelayMs } from '../../../src/engine/secrets/engines/database/static-roles';
 import { closeDatabaseSessions } from '../../../src/engine/secrets/engines/database/store';
 import { apply, destroy } from '../../../src/reconcile';
 import { PAYLOAD_VERSION } from '../../../src/reconcile/payload-format';
@@ -14,6 +15,32 @@ import { storedText } from '../../helpers/raw-db';
 import { STORAGE_KINDS, tempDir } from '../../helpers/storage';
 
 const run = havePostgres() && haveMariaDb() ? describe : describe.skip;
+
+/** A TCP proxy to a database on a fixed port, which the test cuts (the database goes down) and restores. */
+async function cuttableProxy(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = new Socket().connect(target.port, target.host);
+    for (const [a, b] of [[client, upstream], [upstream, client]]) {
+      sockets.add(a);
+      a.on('error', () => b.destroy()).on('close', () => b.destroy());
+      a.pipe(b);
+    }
+  });
+  const listen = (port: number) => new Promise<number>((r) => server.listen(port, '127.0.0.1', () => r((server.address() as { port: number }).port)));
+  const port = await listen(0);
+  return {
+    port,
+    /** Refuses new connections and breaks the open ones. */
+    cut: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        sockets.forEach((c) => c.destroy());
+        sockets.clear();
+      }),
+    restore: () => listen(port),
+  };
+}
 
 const PG_CREATE = [
   'CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALID UNTIL \'{{expiration}}\';',
@@ -310,6 +337,52 @@ run('database secrets engine', () => {
       expect((await s.v('DELETE', 'database/static-roles/my-static')).status).toBe(204);
     });
 
+    test('MariaDB unreachable: verify_connection is a clear 400 storing nothing; creds while it is down leave no lease', async () => {
+      const proxy = await cuttableProxy(my);
+      const config = { ...myConfig(), connection_url: `{{username}}:{{password}}@tcp(127.0.0.1:${proxy.port})/` };
+      await proxy.cut();
+      const refused = await s.v('POST', 'database/config/my-away', config);
+      expect([refused.status, refused.body.errors[0]]).toEqual([400, expect.stringMatching(/could not verify the connection: .*ECONNREFUSED/)]);
+      expect((await s.v('GET', 'database/config/my-away')).status).toBe(404);
+      if (kind === 'sqlite') {
+        // A server that accepts the connection but never greets: a clear error once the connect timeout passes.
+        const held: Socket[] = [];
+        const silent = await new Promise<Server>((r) => {
+          const srv = createServer((c) => void held.push(c));
+          srv.listen(0, '127.0.0.1', () => r(srv));
+        });
+        const hung = await s.v('POST', 'database/config/my-away', { ...config, connection_url: `{{username}}:{{password}}@tcp(127.0.0.1:${(silent.address() as { port: number }).port})/` });
+        expect([hung.status, hung.body.errors[0]]).toEqual([400, expect.stringMatching(/could not verify the connection: .*(timeout|ETIMEDOUT)/i)]);
+        held.forEach((c) => c.destroy());
+        silent.close();
+        expect((await s.v('GET', 'database/config/my-away')).status).toBe(404);
+      }
+
+      await proxy.restore();
+      expect((await s.v('POST', 'database/config/my-away', config)).status).toBe(204);
+      expect((await s.v('POST', 'database/roles/my-away', { db_name: 'my-away', creation_statements: MY_CREATE })).status).toBe(204);
+      const leases = async () => (await s.v('LIST', 'sys/leases/lookup/database/creds/my-away/')).body.data?.keys ?? [];
+      const held = (await s.v('GET', 'database/creds/my-away')).body;
+      expect(await leases()).toHaveLength(1);
+      await proxy.cut();
+      const down = await s.v('GET', 'database/creds/my-away');
+      expect([down.status, down.body.errors[0]]).toEqual([400, expect.stringMatching(/^failed to create the database user: .*(ECONNREFUSED|closed|lost)/i)]);
+      expect(await leases()).toHaveLength(1);
+      // Revoking while it is down keeps the lease marked; the job drops the user once it is back.
+      const revoke = await s.v('POST', 'sys/leases/revoke', { lease_id: held.lease_id });
+      expect([revoke.status, revoke.body.errors[0]]).toEqual([400, expect.stringMatching(/failed to revoke 1 lease\(s\); they stay marked/)]);
+      await proxy.restore();
+      s.clock.advance(60_000);
+      await s.engine.scheduler.runOnce();
+      expect(await my.admin(`SELECT user FROM mysql.user WHERE user = '${held.data.username}'`)).toEqual([]);
+      expect(await leases()).toEqual([]);
+      const again = (await s.v('GET', 'database/creds/my-away')).body;
+      expect((await my.mysql(again.data.username, again.data.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: again.lease_id })).status).toBe(204);
+      expect((await s.v('DELETE', 'database/config/my-away')).status).toBe(204);
+      await proxy.cut();
+    });
+
     test('rotate-root: the old root password stops working and Hangar still manages users', async () => {
       const admin = `root_${kind}`;
       await pg.admin(`DROP ROLE IF EXISTS ${admin}; CREATE ROLE ${admin} LOGIN CREATEROLE PASSWORD 'root-initial'; GRANT SELECT ON items TO ${admin} WITH GRANT OPTION`);
@@ -339,6 +412,34 @@ run('database secrets engine', () => {
       expect((await my.mysql(mine.data.username, mine.data.password, 'SELECT 1')).status).toBe(0);
       expect((await s.v('POST', 'sys/leases/revoke', { lease_id: mine.lease_id })).status).toBe(204);
       expect((await s.v('POST', 'database/reset/myroot')).status).toBe(204);
+    });
+
+    test('failing static rotations are retried with a back-off that doubles up to an hour, then resume the period', async () => {
+      expect([1, 2, 3, 9, 10, 50].map(retryDelayMs)).toEqual([10_000, 20_000, 40_000, 2_560_000, 3_600_000, 3_600_000]);
+      const user = `backoff_${kind}`;
+      await pg.admin(`DROP ROLE IF EXISTS ${user}; CREATE ROLE ${user} LOGIN`);
+      expect((await s.v('POST', 'database/static-roles/static-backoff', { db_name: 'pg', username: user, rotation_period: 60 })).status).toBe(204);
+      const before = (await s.v('GET', 'database/static-creds/static-backoff')).body.data.password;
+      await pg.admin(`DROP ROLE ${user}`);
+      const attempts = () => log.records().filter((r) => r.msg?.includes('static role rotation failed') && r.role === 'static-backoff').length;
+      const round = async (seconds: number) => {
+        s.clock.advance(seconds * 1000);
+        await s.engine.scheduler.runOnce();
+        return attempts();
+      };
+      expect(await round(61)).toBe(1);
+      expect((await s.v('GET', 'database/static-creds/static-backoff')).body.data.ttl).toBe(10);
+      // Each retry waits twice as long as the one before: rounds in between try nothing.
+      expect([await round(5), await round(6), await round(15), await round(6), await round(34), await round(7)]).toEqual([1, 2, 2, 3, 3, 4]);
+      expect((await s.v('GET', 'database/static-creds/static-backoff')).body.data.ttl).toBe(80);
+      // The user is back: the next retry succeeds and the role returns to its rotation period.
+      await pg.admin(`CREATE ROLE ${user} LOGIN`);
+      expect(await round(81)).toBe(4);
+      const after = (await s.v('GET', 'database/static-creds/static-backoff')).body.data;
+      expect(after.password).not.toBe(before);
+      expect(after.ttl).toBe(60);
+      expect((await pg.psql(user, after.password, 'SELECT 1')).status).toBe(0);
+      expect((await s.v('DELETE', 'database/static-roles/static-backoff')).status).toBe(204);
     });
 
     test('passwords are sealed at rest and never logged, also when a rotation fails', async () => {

@@ -202,6 +202,47 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
     expect((await encode('mb', { batch_input: [{ value: 1 }] })).body.errors[0]).toMatch(/^batch_input\.0\.value: must be a string/);
   });
 
+  test('FPE batches: items of several transformations share each round and answer as single requests do', async () => {
+    await ok(s, 'template/b-digits', { type: 'regex', pattern: '^(\\d+)$', alphabet: 'builtin/numeric' });
+    await ok(s, 'template/b-alnum', { type: 'regex', pattern: '^(.*)$', alphabet: 'builtin/alphanumeric' });
+    await ok(s, 'transformations/fpe/b-ccn', { template: 'builtin/creditcardnumber', tweak_source: 'internal', allowed_roles: ['b'] });
+    await ok(s, 'transformations/fpe/b-ssn', { template: 'builtin/socialsecuritynumber', tweak_source: 'generated', allowed_roles: ['b'] });
+    await ok(s, 'transformations/fpe/b-digits', { template: 'b-digits', tweak_source: 'internal', allowed_roles: ['b'] });
+    await ok(s, 'transformations/fpe/b-alnum', { template: 'b-alnum', tweak_source: 'internal', allowed_roles: ['b'] });
+    await ok(s, 'role/b', { transformations: ['b-ccn', 'b-ssn', 'b-digits', 'b-alnum'] });
+    // 26 digits and 20 alphanumerics take the other arithmetic paths than the card number.
+    const items = [
+      { value: '4111-1111-1111-1111', transformation: 'b-ccn', reference: 'first' },
+      { value: '123-45-6789', transformation: 'b-ssn' },
+      { value: '12345678901234567890123456', transformation: 'b-digits' },
+      { value: 'not a card', transformation: 'b-ccn' },
+      { value: 'Hangar2026FormatPres', transformation: 'b-alnum' },
+      { value: '5500 0000 0000 0004', transformation: 'b-ccn' },
+    ];
+    const enc = await encode('b', { batch_input: items });
+    expect(enc.status).toBe(200);
+    const results = enc.body.data.batch_results;
+    expect(results.map((r: Record<string, unknown>) => Object.keys(r).sort())).toEqual([
+      ['encoded_value', 'reference'], ['encoded_value', 'tweak'], ['encoded_value'], ['error'], ['encoded_value'], ['encoded_value'],
+    ]);
+    expect(results[3].error).toBe('value does not match the template pattern');
+    for (const i of [0, 2, 4, 5]) {
+      const { reference: _r, ...single } = items[i];
+      expect((await encode('b', single)).body.data.encoded_value).toBe(results[i].encoded_value);
+    }
+    expect(results[5].encoded_value).toMatch(/^\d{4} \d{4} \d{4} \d{4}$/);
+    const back = await decode('b', {
+      batch_input: items.map((item, i) => ({
+        value: results[i].encoded_value ?? item.value,
+        transformation: item.transformation,
+        tweak: results[i].tweak,
+      })),
+    });
+    expect(back.body.data.batch_results.map((r: Record<string, unknown>) => r.decoded_value ?? r.error)).toEqual([
+      '4111-1111-1111-1111', '123-45-6789', '12345678901234567890123456', 'value does not match the template pattern', 'Hangar2026FormatPres', '5500 0000 0000 0004',
+    ]);
+  });
+
   test('tokenization on the internal store: ttl and max_ttl by the engine clock, metadata, validate, sealed', async () => {
     await ok(s, 'transformations/tokenization/cards', { max_ttl: '2h', allowed_roles: ['tok'] });
     await ok(s, 'transformations/tokenization/forever', { allowed_roles: ['tok'] });

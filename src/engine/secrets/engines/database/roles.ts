@@ -3,7 +3,7 @@ import { connectionForRole, databaseError, nameOf, passwordIn, pluginOf, readCon
 import { renderTemplate } from './template';
 import { duration } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
-import { MountStore } from '../../core/store';
+import { MountStore, SealedMemo } from '../../core/store';
 import { SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineContext, EngineRoute, LeaseRecord, SecretsRequest, SecretsResponse } from '../../core/types';
 
@@ -42,7 +42,10 @@ interface CredsLease {
 export const roleKey = (name: string) => `role/${name}`;
 export const staticRoleKey = (name: string) => `static-role/${name}`;
 
-export const readRole = (store: MountStore, name: string) => store.get<DynamicRole>(roleKey(name));
+// Opened once per process while unchanged (MountStore.getMemo): every credential reads its role.
+const roles = new SealedMemo<DynamicRole>(1024);
+
+export const readRole = (store: MountStore, name: string) => store.getMemo(roleKey(name), roles);
 
 function merge(req: SecretsRequest, existing: DynamicRole | undefined, b: RoleBody): DynamicRole {
   const role: DynamicRole = {

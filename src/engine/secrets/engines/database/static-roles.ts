@@ -10,6 +10,16 @@ import { EngineContext, EngineRoute, SecretsRequest } from '../../core/types';
 /** The spec's minimum rotation period. */
 const MIN_ROTATION = 5;
 
+/**
+ * How long the rotation job waits before trying a role again after `failures` failed rotations in a
+ * row: 10 s, doubling, at most an hour. A database that is gone or refuses the statements is not
+ * hammered every round (and its warnings do not flood the log); one that comes back is caught up
+ * within the hour.
+ */
+export function retryDelayMs(failures: number): number {
+  return Math.min(3_600_000, 10_000 * 2 ** Math.min(Math.max(failures, 1) - 1, 20));
+}
+
 const StaticBody = z.object({
   db_name: z.string().nullish(),
   username: z.string().max(256).nullish(),
@@ -29,8 +39,10 @@ export interface StaticRole {
   readonly password: string;
   /** Epoch ms of the last rotation Hangar made. */
   readonly last_vault_rotation: number;
-  /** Epoch ms when the job rotates next. */
+  /** Epoch ms when the job rotates next (or retries, after a failure). */
   readonly next_rotation: number;
+  /** Failed rotations by the job since the last success (absent in records written before it existed). */
+  readonly failed_attempts?: number;
 }
 
 type Definition = Pick<StaticRole, 'db_name' | 'username' | 'rotation_period' | 'rotation_statements'>;
@@ -46,25 +58,38 @@ async function rotated(ctx: EngineContext, conn: StoredConnection, role: Definit
     throw databaseError(`failed to rotate the password of "${role.username}"`, err);
   }
   const now = ctx.engine.clock.now();
-  return { ...role, password, last_vault_rotation: now, next_rotation: now + role.rotation_period * 1000 };
+  return { ...role, password, last_vault_rotation: now, next_rotation: now + role.rotation_period * 1000, failed_attempts: 0 };
 }
 
 /**
  * Rotates a stored static role under its lock. `onlyIfDue` (the job) skips a role that another
- * server rotated meanwhile. Returns false when there was nothing to do.
+ * server rotated meanwhile, and after a failure moves the role's next attempt back by
+ * `retryDelayMs` (a failed rotate-role call leaves the schedule alone). Returns false when there
+ * was nothing to do.
  */
 export async function rotateStaticRole(ctx: EngineContext, name: string, onlyIfDue: boolean): Promise<boolean> {
-  return withLock(ctx, staticRoleKey(name), async () => {
-    const found = await ctx.tx(async (store) => {
-      const role = await store.get<StaticRole>(staticRoleKey(name));
-      if (!role || (onlyIfDue && role.next_rotation > ctx.engine.clock.now())) return undefined;
-      return { role, conn: await connectionForRole(store, role.db_name, name) };
-    });
-    if (!found) return false;
-    const next = await rotated(ctx, found.conn, found.role);
+  const key = staticRoleKey(name);
+  return withLock(ctx, key, async () => {
+    const role = await ctx.tx((store) => store.get<StaticRole>(key));
+    if (!role || (onlyIfDue && role.next_rotation > ctx.engine.clock.now())) return false;
+    let next: StaticRole;
+    try {
+      const conn = await ctx.tx((store) => connectionForRole(store, role.db_name, name));
+      next = await rotated(ctx, conn, role);
+    } catch (err) {
+      if (onlyIfDue) {
+        await ctx.tx(async (store) => {
+          const current = await store.get<StaticRole>(key);
+          if (!current) return;
+          const failures = (current.failed_attempts ?? 0) + 1;
+          await store.put(key, { ...current, failed_attempts: failures, next_rotation: ctx.engine.clock.now() + retryDelayMs(failures) });
+        });
+      }
+      throw err;
+    }
     await ctx.tx(async (store) => {
       // Deleted while the statement ran: the role stays deleted.
-      if (await store.exists(staticRoleKey(name))) await store.put(staticRoleKey(name), next);
+      if (await store.exists(key)) await store.put(key, next);
     });
     return true;
   });
@@ -93,8 +118,9 @@ async function write(req: SecretsRequest<StaticBody>): Promise<undefined> {
       return { existing: old, def: d, conn: await connectionForRole(store, d.db_name, name) };
     });
     // A new role is rotated at once, so that Hangar knows its password (the spec's state table).
+    // An update starts the schedule afresh from the last rotation (a failing role is tried again at once).
     const next: StaticRole = existing
-      ? { ...existing, ...def, next_rotation: existing.last_vault_rotation + def.rotation_period * 1000 }
+      ? { ...existing, ...def, next_rotation: existing.last_vault_rotation + def.rotation_period * 1000, failed_attempts: 0 }
       : await rotated(ctx, conn, def);
     await ctx.tx((store) => store.put(staticRoleKey(name), next));
   });
@@ -168,7 +194,7 @@ export const staticRoleRoutes: EngineRoute[] = [
 
 /**
  * The rotation job's round: every static role of every database mount whose rotation is due.
- * Failures are logged (never a password) and tried again next round.
+ * Failures are logged (never a password) and tried again after a back-off (`retryDelayMs`).
  */
 export async function rotateDueStaticRoles(engine: Engine, core: SecretsCore): Promise<void> {
   const mounts = await engine.storage.tx((db) => core.mounts.all(db), { readOnly: true });
@@ -188,7 +214,7 @@ export async function rotateDueStaticRoles(engine: Engine, core: SecretsCore): P
       try {
         await rotateStaticRole(ctx, name, true);
       } catch (err) {
-        engine.logger.warn({ mount: mount.path, role: name, error: (err as Error).message }, 'static role rotation failed; it is retried next round');
+        engine.logger.warn({ mount: mount.path, role: name, error: (err as Error).message }, 'static role rotation failed; it is retried after a back-off');
       }
     }
   }

@@ -6,7 +6,7 @@ import { HangarError } from '../../../http/errors';
 import type { Db } from '../../../storage';
 import type { SecretsCore } from '../../core/core';
 import { badInput } from '../../core/request';
-import { MountStore } from '../../core/store';
+import { MountStore, SealedMemo } from '../../core/store';
 import { EngineContext, MountEntry, SecretsRequest } from '../../core/types';
 import { DEFAULT_DATABASE_POLICY, passwordFor } from '../../system/password-policy';
 
@@ -46,8 +46,11 @@ export function pluginOf(conn: StoredConnection): DatabasePlugin {
   return plugin;
 }
 
+// Opened once per process while unchanged (MountStore.getMemo): every credential reads its connection.
+const connections = new SealedMemo<StoredConnection>(256);
+
 export async function readConnection(store: MountStore, name: string): Promise<StoredConnection | undefined> {
-  return store.get<StoredConnection>(connectionKey(name));
+  return store.getMemo(connectionKey(name), connections);
 }
 
 /** Vault's glob match of allowed_roles: `*` anywhere matches any characters. */
@@ -67,6 +70,8 @@ export async function connectionForRole(store: MountStore, dbName: string, role:
 }
 
 interface Cached {
+  /** The opened config the session was made from: the same object while the stored config is unchanged. */
+  readonly conn: StoredConnection;
   readonly fingerprint: string;
   readonly session: PluginSession;
 }
@@ -81,12 +86,16 @@ const fingerprintOf = (conn: StoredConnection) => createHash('sha256').update(JS
 
 export function sessionFor(mount: MountEntry, name: string, conn: StoredConnection): PluginSession {
   const key = cacheKey(mount, name);
-  const fingerprint = fingerprintOf(conn);
   const cached = sessions.get(key);
-  if (cached?.fingerprint === fingerprint) return cached.session;
+  if (cached?.conn === conn) return cached.session;
+  const fingerprint = fingerprintOf(conn);
+  if (cached?.fingerprint === fingerprint) {
+    sessions.set(key, { ...cached, conn });
+    return cached.session;
+  }
   if (cached) void cached.session.close().catch(() => undefined);
   const session = pluginOf(conn).open(conn.settings);
-  sessions.set(key, { fingerprint, session });
+  sessions.set(key, { conn, fingerprint, session });
   return session;
 }
 

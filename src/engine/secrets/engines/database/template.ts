@@ -55,8 +55,21 @@ function tokenize(action: string): Token[] {
   return tokens;
 }
 
+// Tokens by action: a connection renders the same template for every credential it issues.
+const tokenized = new Map<string, Token[]>();
+
+function tokensOf(action: string): Token[] {
+  let tokens = tokenized.get(action);
+  if (!tokens) {
+    tokens = tokenize(action);
+    if (tokenized.size >= 256) tokenized.clear();
+    tokenized.set(action, tokens);
+  }
+  return tokens;
+}
+
 function evaluate(action: string, fields: Readonly<Record<string, string>>, now: number): Value {
-  const tokens = tokenize(action);
+  const tokens = tokensOf(action);
   let pos = 0;
   const operand = (): Value => {
     const t = tokens[pos++];

@@ -1,9 +1,47 @@
 /* eslint-disable no-bitwise -- FF3-1 is specified on bits and bytes (tweak halves, the round number, block bytes). */
 import { Cipher, createCipheriv } from 'node:crypto';
 
-/** Largest modulus for which the round arithmetic stays exact in doubles (y mod M by bytes). */
-const FAST_LIMIT = 2 ** 45;
+/**
+ * Largest modulus of the Number path: a round's NUM(S) mod m sums products S[j] * (256^j mod m),
+ * each below 256 m, and stays exact in doubles when reduced every few terms (see `Shape.every`).
+ */
+const FAST_LIMIT = 2 ** 44;
 const TWO_96 = 2n ** 96n;
+
+/** What a numeral-string length fixes: the halves, their moduli and, on the Number path, the powers of 256 mod each. */
+interface Shape {
+  readonly u: number;
+  readonly v: number;
+  readonly mu: number;
+  readonly mv: number;
+  /** 256^j mod mu and mod mv, j = 0..15 (Number path only). */
+  readonly pu?: Float64Array;
+  readonly pv?: Float64Array;
+  /** How many products may be summed before a reduction keeps the sum below 2^53. */
+  readonly everyU: number;
+  readonly everyV: number;
+}
+
+const powersMod = (m: number) => {
+  const p = new Float64Array(16);
+  let x = 1 % m;
+  for (let j = 0; j < 16; j++) {
+    p[j] = x;
+    x = (x * 256) % m;
+  }
+  return p;
+};
+// (every * 255 + 1) * m must stay below 2^53: a partial sum plus the carried remainder.
+const termsPerReduction = (m: number) => Math.max(1, Math.floor((2 ** 53 / m - 1) / 256));
+
+/** One value of a batch while its rounds run: the halves as Numbers and its tweak halves. */
+interface Lane {
+  a: number;
+  b: number;
+  readonly shape: Shape;
+  readonly tl: number;
+  readonly tr: number;
+}
 
 /**
  * FF3-1 (NIST SP 800-38G Rev. 1): format-preserving encryption of a numeral string under AES with
@@ -12,14 +50,20 @@ const TWO_96 = 2n ** 96n;
  * The standard's REV/REVB steps are folded into byte order: NUM_radix(REV(X)) is X read with its
  * first numeral least significant, so the halves A and B are carried as plain integers; the block
  * REVB(P) is P written backwards (the number little-endian, then W reversed) and NUM(REVB(output))
- * is the AES output read little-endian. Halves below 2^45 use doubles (the common case: a card
- * number's halves are 10^8), longer ones BigInt.
+ * is the AES output read little-endian. Halves below 2^44 use doubles (a card number's halves are
+ * 10^8), longer ones BigInt.
+ *
+ * Cost: the eight rounds of one value are eight dependent AES blocks, and each call into
+ * node:crypto (one `update` of a long-lived ECB cipher) costs far more than the block itself, so a
+ * single value is bound by eight such calls. `encryptAll`/`decryptAll` run round i of every value
+ * of a batch in one multi-block `update`, which costs little more than one.
  */
 export class FF31 {
   readonly minLength: number;
   readonly maxLength: number;
   private readonly aes: Cipher;
   private readonly block = Buffer.alloc(16);
+  private readonly shapes = new Map<number, Shape>();
 
   constructor(
     key: Buffer,
@@ -45,74 +89,99 @@ export class FF31 {
   }
 
   encrypt(x: ArrayLike<number>, tweak: Buffer): number[] {
-    return this.run(x, tweak, true);
+    return this.encryptAll([x], [tweak])[0];
   }
 
   decrypt(x: ArrayLike<number>, tweak: Buffer): number[] {
-    return this.run(x, tweak, false);
+    return this.decryptAll([x], [tweak])[0];
   }
 
-  private run(x: ArrayLike<number>, tweak: Buffer, forward: boolean): number[] {
-    const n = x.length;
-    const problem = this.lengthProblem(n);
-    if (problem) throw new Error(problem);
-    if (tweak.length !== 7) throw new Error(`FF3-1 tweak must be 7 bytes, not ${tweak.length}`);
-    const u = Math.ceil(n / 2);
-    const v = n - u;
-    // T_L = T[0..27] || 0^4, T_R = T[32..55] || T[28..31] || 0^4.
-    const tl = [tweak[0], tweak[1], tweak[2], tweak[3] & 0xf0];
-    const tr = [tweak[4], tweak[5], tweak[6], (tweak[3] & 0x0f) << 4];
-    const fast = this.radix ** u < FAST_LIMIT;
-    const out = fast ? this.roundsNumber(x, u, v, tl, tr, forward) : this.roundsBigInt(x, u, v, tl, tr, forward);
+  /** Enciphers many numeral strings (each with its tweak); the rounds of all run together. */
+  encryptAll(xs: readonly ArrayLike<number>[], tweaks: readonly Buffer[]): number[][] {
+    return this.runAll(xs, tweaks, true);
+  }
+
+  decryptAll(xs: readonly ArrayLike<number>[], tweaks: readonly Buffer[]): number[][] {
+    return this.runAll(xs, tweaks, false);
+  }
+
+  private shape(n: number): Shape {
+    let s = this.shapes.get(n);
+    if (!s) {
+      const u = Math.ceil(n / 2);
+      const v = n - u;
+      const mu = this.radix ** u;
+      const mv = this.radix ** v;
+      const fast = mu < FAST_LIMIT;
+      s = { u, v, mu, mv, everyU: termsPerReduction(mu), everyV: termsPerReduction(mv), ...(fast ? { pu: powersMod(mu), pv: powersMod(mv) } : {}) };
+      this.shapes.set(n, s);
+    }
+    return s;
+  }
+
+  private runAll(xs: readonly ArrayLike<number>[], tweaks: readonly Buffer[], forward: boolean): number[][] {
+    if (xs.length !== tweaks.length) throw new Error('FF3-1: one tweak per value');
+    const out = new Array<number[]>(xs.length);
+    const lanes: Lane[] = [];
+    const at: number[] = [];
+    xs.forEach((x, k) => {
+      const problem = this.lengthProblem(x.length);
+      if (problem) throw new Error(problem);
+      const tweak = tweaks[k];
+      if (tweak.length !== 7) throw new Error(`FF3-1 tweak must be 7 bytes, not ${tweak.length}`);
+      const shape = this.shape(x.length);
+      // T_L = T[0..27] || 0^4 and T_R = T[32..55] || T[28..31] || 0^4, as 32-bit words.
+      const tl = ((tweak[0] << 24) | (tweak[1] << 16) | (tweak[2] << 8) | (tweak[3] & 0xf0)) >>> 0;
+      const tr = ((tweak[4] << 24) | (tweak[5] << 16) | (tweak[6] << 8) | ((tweak[3] & 0x0f) << 4)) >>> 0;
+      if (!shape.pu) {
+        out[k] = this.roundsBigInt(x, shape, tl, tr, forward);
+        return;
+      }
+      let a = 0;
+      let b = 0;
+      const r = this.radix;
+      for (let j = shape.u - 1; j >= 0; j--) a = a * r + x[j];
+      for (let j = shape.v - 1; j >= 0; j--) b = b * r + x[shape.u + j];
+      lanes.push({ a, b, shape, tl, tr });
+      at.push(k);
+    });
+    if (lanes.length === 1) this.roundsOne(lanes[0], forward);
+    else if (lanes.length > 1) this.roundsMany(lanes, forward);
+    lanes.forEach((lane, i) => {
+      const digits = new Array<number>(lane.shape.u + lane.shape.v);
+      writeDigits(digits, 0, lane.a, lane.shape.u, this.radix);
+      writeDigits(digits, lane.shape.u, lane.b, lane.shape.v, this.radix);
+      out[at[i]] = digits;
+    });
     return out;
   }
 
-  /** Writes W xor i (reversed) into the block's last four bytes and enciphers it. */
-  private cipher(w: number[], i: number): Buffer {
-    const b = this.block;
-    b[12] = w[3] ^ i;
-    b[13] = w[2];
-    b[14] = w[1];
-    b[15] = w[0];
-    return this.aes.update(b);
-  }
-
-  private roundsNumber(x: ArrayLike<number>, u: number, v: number, tl: number[], tr: number[], forward: boolean): number[] {
-    const r = this.radix;
-    const mu = r ** u;
-    const mv = r ** v;
-    let a = 0;
-    let b = 0;
-    for (let k = u - 1; k >= 0; k--) a = a * r + x[k];
-    for (let k = v - 1; k >= 0; k--) b = b * r + x[u + k];
+  /** The eight rounds of one value: eight one-block updates. */
+  private roundsOne(lane: Lane, forward: boolean): void {
     const block = this.block;
     for (let step = 0; step < 8; step++) {
       const i = forward ? step : 7 - step;
-      const even = i % 2 === 0;
-      const m = even ? mu : mv;
-      // The numeral fed to the block: B when enciphering, A when deciphering (little-endian, 12 bytes).
-      let feed = forward ? b : a;
-      for (let j = 0; j < 12; j++) {
-        block[j] = feed % 256;
-        feed = Math.floor(feed / 256);
-      }
-      const s = this.cipher(even ? tr : tl, i);
-      let y = 0;
-      for (let j = 15; j >= 0; j--) y = (y * 256 + s[j]) % m;
-      if (forward) {
-        const c = (a + y) % m;
-        a = b;
-        b = c;
-      } else {
-        const c = (((b - y) % m) + m) % m;
-        b = a;
-        a = c;
-      }
+      fillBlock(block, 0, forward ? lane.b : lane.a, i % 2 === 0 ? lane.tr : lane.tl, i);
+      round(lane, this.aes.update(block), 0, i, forward);
     }
-    return [...digits(a, u, r), ...digits(b, v, r)];
   }
 
-  private roundsBigInt(x: ArrayLike<number>, u: number, v: number, tl: number[], tr: number[], forward: boolean): number[] {
+  /** The eight rounds of many values: each round one multi-block update. */
+  private roundsMany(lanes: readonly Lane[], forward: boolean): void {
+    const blocks = Buffer.alloc(16 * lanes.length);
+    for (let step = 0; step < 8; step++) {
+      const i = forward ? step : 7 - step;
+      for (let k = 0; k < lanes.length; k++) {
+        const lane = lanes[k];
+        fillBlock(blocks, 16 * k, forward ? lane.b : lane.a, i % 2 === 0 ? lane.tr : lane.tl, i);
+      }
+      const s = this.aes.update(blocks);
+      for (let k = 0; k < lanes.length; k++) round(lanes[k], s, 16 * k, i, forward);
+    }
+  }
+
+  private roundsBigInt(x: ArrayLike<number>, shape: Shape, tl: number, tr: number, forward: boolean): number[] {
+    const { u, v } = shape;
     const r = BigInt(this.radix);
     const mu = r ** BigInt(u);
     const mv = r ** BigInt(v);
@@ -130,7 +199,8 @@ export class FF31 {
         block[j] = Number(feed & 0xffn);
         feed >>= 8n;
       }
-      const s = this.cipher(even ? tr : tl, i);
+      writeTweak(block, 0, even ? tr : tl, i);
+      const s = this.aes.update(block);
       let y = 0n;
       for (let j = 15; j >= 0; j--) y = (y << 8n) | BigInt(s[j]);
       y %= m;
@@ -156,12 +226,62 @@ export class FF31 {
   }
 }
 
-/** The numeral string of a value, first numeral least significant (REV(STR^m_radix(c))). */
-function digits(value: number, len: number, r: number): number[] {
-  const out = new Array<number>(len);
-  for (let k = 0; k < len; k++) {
-    out[k] = value % r;
-    value = Math.floor(value / r);
+/** REVB(W xor [i]_4 || [NUM]_12): the number little-endian in bytes 0..11, then W xor i reversed. */
+function fillBlock(buf: Buffer, at: number, num: number, w: number, i: number): void {
+  // num < 2^44: bytes 6..11 are zero.
+  const lo = num % 0x100000000;
+  const hi = (num - lo) / 0x100000000;
+  buf[at] = lo & 0xff;
+  buf[at + 1] = (lo >>> 8) & 0xff;
+  buf[at + 2] = (lo >>> 16) & 0xff;
+  buf[at + 3] = lo >>> 24;
+  buf[at + 4] = hi & 0xff;
+  buf[at + 5] = hi >>> 8;
+  buf.fill(0, at + 6, at + 12);
+  writeTweak(buf, at, w, i);
+}
+
+function writeTweak(buf: Buffer, at: number, w: number, i: number): void {
+  buf[at + 12] = (w & 0xff) ^ i;
+  buf[at + 13] = (w >>> 8) & 0xff;
+  buf[at + 14] = (w >>> 16) & 0xff;
+  buf[at + 15] = w >>> 24;
+}
+
+/** One Feistel round of a lane from its AES output S (16 bytes at `at`), on the Number path. */
+function round(lane: Lane, s: Buffer, at: number, i: number, forward: boolean): void {
+  const even = i % 2 === 0;
+  const { shape } = lane;
+  const m = even ? shape.mu : shape.mv;
+  const p = (even ? shape.pu : shape.pv)!;
+  const every = even ? shape.everyU : shape.everyV;
+  // NUM(REVB(S)) mod m = sum of S[j] * 256^j mod m.
+  let y = 0;
+  if (every >= 16) {
+    for (let j = 0; j < 16; j++) y += s[at + j] * p[j];
+  } else {
+    for (let j = 0; j < 16; j++) {
+      y += s[at + j] * p[j];
+      if ((j + 1) % every === 0) y %= m;
+    }
   }
-  return out;
+  y %= m;
+  if (forward) {
+    const c = (lane.a + y) % m;
+    lane.a = lane.b;
+    lane.b = c;
+  } else {
+    const c = (lane.b - y + m) % m;
+    lane.b = lane.a;
+    lane.a = c;
+  }
+}
+
+/** REV(STR^len_radix(value)) into out[from..from+len): first numeral least significant. */
+function writeDigits(out: number[], from: number, value: number, len: number, r: number): void {
+  for (let k = 0; k < len; k++) {
+    const q = Math.floor(value / r);
+    out[from + k] = value - q * r;
+    value = q;
+  }
 }

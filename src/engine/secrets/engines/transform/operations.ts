@@ -5,7 +5,7 @@ import { FF31 } from './ff3-1';
 import { getObject, resolve } from './objects';
 import { Role } from './roles';
 import { sqlGet, sqlPut, Store } from './stores';
-import { applyTemplate, Template, TEMPLATES } from './templates';
+import { applyTemplate, fillTemplate, matchTemplate, Template, TEMPLATES } from './templates';
 import { getInternal, INTERNAL_STORE, newToken, openToken, parseMetadata, putInternal, sealToken, TokenRecord, tokenHash } from './tokenization';
 import { Transformation } from './transformations';
 import { HangarError } from '../../../http/errors';
@@ -81,20 +81,26 @@ function pick(loaded: Loaded, item: Item): Resolved {
   return r;
 }
 
-const ciphers = new Map<string, FF31>();
+interface Cipher {
+  readonly cipher: FF31;
+  readonly index: ReadonlyMap<string, number>;
+  readonly chars: readonly string[];
+}
 
-/** One FF3-1 instance per key and alphabet (the AES key schedule is done once). */
-function ff31(r: Resolved): { cipher: FF31; index: Map<string, number>; chars: string[] } {
+const ciphers = new Map<string, Cipher>();
+
+/** One FF3-1 instance per key and alphabet (the AES key schedule and the alphabet's index are made once). */
+function ff31(r: Resolved): Cipher {
   if (!r.template || !r.alphabet) throw badInput(`transformation "${r.name}": its template or alphabet no longer exists`);
   const id = `${r.t.key}\0${r.alphabet}`;
-  let cipher = ciphers.get(id);
-  const chars = Array.from(r.alphabet);
-  if (!cipher) {
-    cipher = new FF31(Buffer.from(r.t.key, 'base64'), chars.length);
+  let found = ciphers.get(id);
+  if (!found) {
+    const chars = Array.from(r.alphabet);
+    found = { cipher: new FF31(Buffer.from(r.t.key, 'base64'), chars.length), index: new Map(chars.map((c, i) => [c, i])), chars };
     if (ciphers.size > 1000) ciphers.clear();
-    ciphers.set(id, cipher);
+    ciphers.set(id, found);
   }
-  return { cipher, index: new Map(chars.map((c, i) => [c, i])), chars };
+  return found;
 }
 
 function tweakOf(r: Resolved, item: Item, op: Op): { tweak: Buffer; generated?: string } {
@@ -112,20 +118,56 @@ function tweakOf(r: Resolved, item: Item, op: Op): { tweak: Buffer; generated?: 
   return { tweak };
 }
 
-function fpe(r: Resolved, item: Item, value: string, op: Op): Record<string, unknown> {
+/** An FPE item between its template match and its cipher run, which a batch shares with its other items. */
+interface FpeJob {
+  readonly cipher: FF31;
+  readonly forward: boolean;
+  readonly x: number[];
+  readonly tweak: Buffer;
+  finish(digits: readonly number[]): Record<string, unknown>;
+}
+
+function fpe(r: Resolved, item: Item, value: string, op: Op): FpeJob {
   const { cipher, index, chars } = ff31(r);
   const { tweak, generated } = tweakOf(r, item, op);
-  const out = applyTemplate(r.template!, value, (input) => {
-    const x = input.map((c) => {
-      const d = index.get(c);
-      if (d === undefined) throw badInput(`value: the character "${c}" is not in the alphabet of template "${r.t.template}"`);
-      return d;
-    });
-    const problem = cipher.lengthProblem(x.length);
-    if (problem) throw badInput(`value: ${problem}`);
-    return (op === 'encode' ? cipher.encrypt(x, tweak) : cipher.decrypt(x, tweak)).map((d) => chars[d]);
+  const match = matchTemplate(r.template!, value);
+  const x = match.chars.map((c) => {
+    const d = index.get(c);
+    if (d === undefined) throw badInput(`value: the character "${c}" is not in the alphabet of template "${r.t.template}"`);
+    return d;
   });
-  return op === 'encode' ? { encoded_value: out, ...(generated ? { tweak: generated } : {}) } : { decoded_value: out };
+  const problem = cipher.lengthProblem(x.length);
+  if (problem) throw badInput(`value: ${problem}`);
+  return {
+    cipher,
+    forward: op === 'encode',
+    x,
+    tweak,
+    finish: (digits) => {
+      const out = fillTemplate(value, match, digits.map((d) => chars[d]));
+      return op === 'encode' ? { encoded_value: out, ...(generated ? { tweak: generated } : {}) } : { decoded_value: out };
+    },
+  };
+}
+
+/** Runs FPE jobs with one FF3-1 call per cipher and direction: a batch's values share each round's AES call. */
+function runFpe(jobs: readonly FpeJob[]): Array<Record<string, unknown>> {
+  const results = new Array<Record<string, unknown>>(jobs.length);
+  const groups = new Map<FF31, Map<boolean, number[]>>();
+  jobs.forEach((job, i) => {
+    const byDirection = groups.get(job.cipher) ?? groups.set(job.cipher, new Map()).get(job.cipher)!;
+    const at = byDirection.get(job.forward) ?? byDirection.set(job.forward, []).get(job.forward)!;
+    at.push(i);
+  });
+  for (const [cipher, byDirection] of groups) {
+    for (const [forward, at] of byDirection) {
+      const xs = at.map((i) => jobs[i].x);
+      const tweaks = at.map((i) => jobs[i].tweak);
+      const out = forward ? cipher.encryptAll(xs, tweaks) : cipher.decryptAll(xs, tweaks);
+      at.forEach((i, k) => (results[i] = jobs[i].finish(out[k])));
+    }
+  }
+  return results;
 }
 
 /** The request's token lookups and writes against the transformation's stores. */
@@ -182,7 +224,8 @@ async function tokenization(r: Resolved, item: Item, value: string, op: Op, now:
   return { decoded_value: openToken(r.t.key, r.name, live).value };
 }
 
-async function one(op: Op, loaded: Loaded, item: Item, now: number, tokens: Tokens): Promise<Record<string, unknown>> {
+/** One item's result, or for FPE the job that gives it (run with the batch's other FPE items). */
+async function one(op: Op, loaded: Loaded, item: Item, now: number, tokens: Tokens): Promise<Record<string, unknown> | FpeJob> {
   const value = item.value;
   if (value === undefined || value === null || value === '') throw badInput('value is required');
   const r = pick(loaded, item);
@@ -197,6 +240,8 @@ async function one(op: Op, loaded: Loaded, item: Item, now: number, tokens: Toke
       return tokenization(r, item, value, op, now, tokens);
   }
 }
+
+const isJob = (r: Record<string, unknown> | FpeJob): r is FpeJob => typeof (r as FpeJob).finish === 'function';
 
 /**
  * encode/decode/validate: every referenced object is read in one transaction, the values are
@@ -217,22 +262,33 @@ function operation(op: Op): EngineRoute {
       const loaded = await ctx.tx((store) => load(store, req.params.role_name, items));
       const tokens = new Tokens(req.mount, (fn) => ctx.tx((store) => fn(store)));
       if (!batch) {
-        const data = await one(op, loaded, req.body, req.now, tokens);
+        const done = await one(op, loaded, req.body, req.now, tokens);
+        const data = isJob(done) ? runFpe([done])[0] : done;
         await tokens.flush();
         return { data };
       }
       const results: Array<Record<string, unknown>> = [];
+      const jobs: FpeJob[] = [];
+      const jobAt: number[] = [];
       for (const item of batch) {
         try {
-          const result = await one(op, loaded, item, req.now, tokens);
-          // The public service keys decode batch results `encoded_value` too; both are given.
-          if (op === 'decode') result.encoded_value = result.decoded_value;
-          results.push({ ...result, ...(item.reference ? { reference: item.reference } : {}) });
+          const done = await one(op, loaded, item, req.now, tokens);
+          if (isJob(done)) {
+            jobs.push(done);
+            jobAt.push(results.length);
+          }
+          results.push(isJob(done) ? {} : done);
         } catch (e) {
           if (!(e instanceof HangarError)) throw e;
-          results.push({ error: e.messages.join('; '), ...(item.reference ? { reference: item.reference } : {}) });
+          results.push({ error: e.messages.join('; ') });
         }
       }
+      runFpe(jobs).forEach((result, k) => (results[jobAt[k]] = result));
+      batch.forEach((item, i) => {
+        // The public service keys decode batch results `encoded_value` too; both are given.
+        if (op === 'decode' && 'decoded_value' in results[i]) results[i].encoded_value = results[i].decoded_value;
+        if (item.reference) results[i].reference = item.reference;
+      });
       if (results.every((r) => 'error' in r)) throw badInput(...results.map((r, i) => `batch_input.${i}: ${String(r.error)}`));
       await tokens.flush();
       return { data: { batch_results: results } };
