@@ -15,7 +15,8 @@ import { encodePayload } from '../src/reconcile/payload-format';
 import { hangar, startServerProcess, CLI } from '../test/helpers/cli';
 import { tempDir } from '../test/helpers/storage';
 import { terraformEnv, TerraformWorkspace } from '../test/helpers/terraform';
-import { report, timeCommand } from './util';
+import { record } from './autocannon';
+import { percentile, report, timeCommand } from './util';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { boxes: { type: 'string', default: '200' }, runs: { type: 'string', default: '20' } } });
@@ -26,7 +27,12 @@ async function main(): Promise<void> {
 
   const baseline = timeCommand(node, ['-e', '0'], runs);
   report('node -e 0 (baseline)', baseline);
-  report('hangar --version', timeCommand(node, [CLI, '--version'], runs), baseline);
+  const version = timeCommand(node, [CLI, '--version'], runs);
+  report('hangar --version', version, baseline);
+  record({
+    group: 'CLI', name: 'hangar --version (p50)', figure: `${percentile(version, 50).toFixed(1)} ms`, baseline: `node -e 0 ${percentile(baseline, 50).toFixed(1)} ms`,
+    ratio: percentile(version, 50) / percentile(baseline, 50), goal: '<= 1.5x node -e 0', met: percentile(version, 50) <= 1.5 * percentile(baseline, 50),
+  });
   // What the custom resources run with: V8's compile cache, warm after the first run.
   const cache = { NODE_COMPILE_CACHE: join(tempDir(), 'v8') };
   timeCommand(node, [CLI, '--version'], 1, cache);
@@ -74,6 +80,10 @@ async function main(): Promise<void> {
     console.log(`terraform apply, ${boxes} null_resources running \`true\` (baseline): ${(plain / 1000).toFixed(1)} s`);
     console.log(`terraform apply, ${boxes} Box constructs over HTTP:             ${(withHangar / 1000).toFixed(1)} s ` +
       `(${((withHangar - plain) / boxes).toFixed(0)} ms more per box)`);
+    record({
+      group: 'CLI', name: `cdktf stack of ${boxes} Box constructs: terraform apply`, figure: `${(withHangar / 1000).toFixed(1)} s`,
+      baseline: `${boxes} null_resources ${(plain / 1000).toFixed(1)} s`, ratio: withHangar / plain, goal: '<= 3x', met: withHangar <= 3 * plain,
+    });
   } finally {
     await server.stop();
   }

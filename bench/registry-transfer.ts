@@ -9,19 +9,15 @@ import { createReadStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
+import { record } from './autocannon';
+import { peakRssMiB } from './catalog-load';
 import { hangar, startServerProcess } from '../test/helpers/cli';
 import { tempDir } from '../test/helpers/storage';
-
-const ROOT = 'bench-root';
 
 function mbps(bytes: number, ms: number): string {
   return `${((bytes / 1024 / 1024) / (ms / 1000)).toFixed(0).padStart(5)} MiB/s`;
 }
 
-function peakRss(pid: number): string {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? `${(Number(m[1]) / 1024).toFixed(0)} MiB` : 'unknown';
-}
 
 async function api(base: string, method: string, path: string, token: string, body?: unknown) {
   const res = await request(`${base}${path}`, {
@@ -72,6 +68,11 @@ async function main(): Promise<void> {
     const upMs = Date.now() - start;
     if (put.statusCode !== 200) throw new Error(`upload: ${put.statusCode}`);
     console.log(`upload (stream, sha256 verified)   ${mbps(size, upMs)}  (${upMs} ms)  ${(upMs / cpMs).toFixed(1)}x cp`);
+    const group = `registry transfer, ${(size / 1024 / 1024).toFixed(0)} MiB box`;
+    const row = (name: string, ms: number) => record({
+      group, name, figure: mbps(size, ms).trim(), baseline: `cp ${mbps(size, cpMs).trim()}`, ratio: cpMs / ms, goal: '>= 70% of cp', met: cpMs / ms >= 0.7,
+    });
+    row('upload (stream, sha256 verified)', upMs);
 
     await api(base, 'PUT', '/api/v1/box/bench/big/version/1.0.0/release', token);
     const { download_url } = await api(base, 'GET', '/api/v1/box/bench/big/version/1.0.0/provider/virtualbox', token);
@@ -82,7 +83,10 @@ async function main(): Promise<void> {
     const downMs = Date.now() - start;
     if (got !== size) throw new Error(`download: ${got} of ${size} bytes`);
     console.log(`download (stream)                  ${mbps(size, downMs)}  (${downMs} ms)  ${(downMs / cpMs).toFixed(1)}x cp`);
-    console.log(`server peak RSS                    ${peakRss(server.process.pid!)}  (file: ${(size / 1024 / 1024).toFixed(0)} MiB)`);
+    row('download (stream)', downMs);
+    const peak = peakRssMiB(server.process.pid!);
+    console.log(`server peak RSS                    ${peak.toFixed(0)} MiB  (file: ${(size / 1024 / 1024).toFixed(0)} MiB)`);
+    record({ group, name: 'server peak RSS', figure: `${peak.toFixed(0)} MiB`, goal: '<= 150 MB', met: peak * 1.048576 <= 150 });
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -1,26 +1,47 @@
 // Bundles the hangar CLI into one file, assets/hangar.cjs: what `npx hangar` runs and what the
-// constructs copy into cdktf.out for their custom resources. One file loads fast and needs no
-// node_modules on the machine that runs `terraform apply`.
-import { chmodSync, mkdirSync } from 'node:fs';
+// constructs copy into cdktf.out for their custom resources. One file needs no node_modules on the
+// machine that runs `terraform apply`. The file is a small entry (src/cli/entry.ts) followed by the
+// whole CLI (src/cli/bin.ts), brotli-compressed in a comment: V8 scans every byte of a script
+// before running it, so `hangar --version` would otherwise pay for megabytes it never runs.
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { brotliCompressSync, constants } from 'node:zlib';
 import { build } from 'esbuild';
 
-mkdirSync('assets', { recursive: true });
-const result = await build({
-  entryPoints: ['src/cli/bin.ts'],
-  outfile: 'assets/hangar.cjs',
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node22',
   format: 'cjs',
   minify: true,
   keepNames: true,
-  legalComments: 'linked',
   // pg tries the optional native binding first; it is never installed.
   external: ['pg-native'],
-  banner: { js: '#!/usr/bin/env node' },
-  metafile: true,
   logLevel: 'warning',
+  write: false,
+};
+
+mkdirSync('assets', { recursive: true });
+const cli = await build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'assets/hangar.cjs', legalComments: 'linked' });
+let source = '';
+for (const file of cli.outputFiles) {
+  if (file.path.endsWith('.LEGAL.txt')) writeFileSync(file.path, file.contents);
+  else source = file.text;
+}
+const packed = brotliCompressSync(Buffer.from(source), {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: source.length },
+}).toString('base64');
+const hash = createHash('sha256').update(source).digest('hex').slice(0, 16);
+const entry = await build({
+  ...common,
+  entryPoints: ['src/cli/entry.ts'],
+  legalComments: 'none',
+  define: { HANGAR_CLI_HASH: JSON.stringify(hash) },
 });
+writeFileSync(
+  'assets/hangar.cjs',
+  `#!/usr/bin/env node\n${entry.outputFiles[0].text}/*! For license information please see ${basename('assets/hangar.cjs')}.LEGAL.txt */\n/*${packed}*/\n`,
+);
 chmodSync('assets/hangar.cjs', 0o755);
-const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-console.log(`assets/hangar.cjs: ${(bytes / 1024).toFixed(0)} KiB`);
+console.log(`assets/hangar.cjs: ${(source.length / 1024).toFixed(0)} KiB of CLI, ${(packed.length / 1024).toFixed(0)} KiB packed`);

@@ -107,8 +107,7 @@ export const sessionRoutes = [
       const existing = await getSession(ctx.db, id);
       if (!existing) throw new HangarError(404, [`Session id '${id}' not found`]);
       requirePermission(ctx, 'session', 'write', existing.node, existing.ns);
-      const session = await renewSession(ctx.db, id, ctx.now);
-      return [renderSession(session!)];
+      return [renderSession(await renewSession(ctx.db, existing, ctx.now))];
     },
   }),
   catalogRoute({

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { Barrier } from './barrier';
 import { secondsLeft } from './durations';
+import { SealedMemo } from './store';
 import { TokenEntry } from './types';
 import { sha256Hex } from '../../crypto';
 import { isRootToken } from '../../root-token';
@@ -47,6 +48,12 @@ export interface IssuedToken {
  * reads the engine clock: an expired token stops working at once, the background job revokes it.
  */
 export class TokenStore {
+  /**
+   * Opened entries by token hash with the ciphertext they came from: a token is read on every
+   * request, and its row changes (a fresh IV) on every write, so only the decryption is saved.
+   */
+  private readonly opened = new SealedMemo<TokenEntry>(4096);
+
   constructor(private readonly barrier: Barrier) {}
 
   /** Creates a token; the caller has checked the parent's right to do so. */
@@ -117,7 +124,11 @@ export class TokenStore {
   async byHash(db: Db, idHash: string, now?: number): Promise<TokenEntry | undefined> {
     const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_tokens WHERE id_hash = ?', [idHash]);
     if (!row) return undefined;
-    const entry = await this.barrier.openJson<TokenEntry>(db, row.sealed, `token:${idHash}`);
+    let entry = this.opened.get(idHash, row.sealed)?.value;
+    if (!entry) {
+      entry = await this.barrier.openJson<TokenEntry>(db, row.sealed, `token:${idHash}`);
+      this.opened.set(idHash, row.sealed, entry);
+    }
     return now === undefined || isLive(entry, now) ? entry : undefined;
   }
 

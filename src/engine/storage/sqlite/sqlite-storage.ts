@@ -1,11 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, StatementSync } from 'node:sqlite';
+import { BoundedMap } from '../../bounded-map';
 import { applyMigrations } from '../apply-migrations';
 import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
 
 const BUSY_TIMEOUT_MS = 10_000;
+export const STATEMENTS_MAX = 1000;
 
 /**
  * SQLite through node:sqlite: one file, WAL so readers never block the writer, and a busy timeout
@@ -17,8 +19,11 @@ const BUSY_TIMEOUT_MS = 10_000;
 export class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
   private readonly db: DatabaseSync;
-  private readonly statements = new Map<string, StatementSync>();
+  /** Prepared statements by SQL text; bounded, as texts with `IN (?, ?, …)` lists vary with the input. */
+  private readonly statements = new BoundedMap<string, StatementSync>(STATEMENTS_MAX);
   private queue: Promise<unknown> = Promise.resolve();
+  /** The connection's query_only setting, once set by `begin`. */
+  private queryOnly?: boolean;
   private closed = false;
 
   /** The statements of a transaction; only used between BEGIN and COMMIT. */
@@ -33,6 +38,8 @@ export class SqliteStorage implements Storage {
 
   constructor(readonly file: string, private readonly migrations: readonly Migration[]) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Owner-only from the first byte: SQLite creates the -wal and -shm files with the database file's mode.
+    closeSync(openSync(file, 'a', 0o600));
     this.db = new DatabaseSync(file);
     this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.exec('PRAGMA journal_mode = WAL');
@@ -52,7 +59,7 @@ export class SqliteStorage implements Storage {
       try {
         // A read-only transaction refuses writes as PostgreSQL's BEGIN READ ONLY does (query_only).
         // IMMEDIATE takes the write lock up front, so two processes never deadlock upgrading a read lock.
-        this.db.exec(options.readOnly ? 'PRAGMA query_only = 1; BEGIN DEFERRED' : 'PRAGMA query_only = 0; BEGIN IMMEDIATE');
+        this.begin(options.readOnly === true);
       } catch (err) {
         if (isBusy(err) && attempt < MAX_TX_ATTEMPTS) {
           await backoff(attempt);
@@ -62,10 +69,10 @@ export class SqliteStorage implements Storage {
       }
       try {
         const result = await fn(this.connection);
-        this.db.exec('COMMIT');
+        this.statement('COMMIT').run();
         return result;
       } catch (err) {
-        this.db.exec('ROLLBACK');
+        this.statement('ROLLBACK').run();
         if (isBusy(err) && attempt < MAX_TX_ATTEMPTS) {
           await backoff(attempt);
           continue;
@@ -75,6 +82,18 @@ export class SqliteStorage implements Storage {
     }
   }
 
+
+  /**
+   * Starts a transaction with prepared statements (every request runs at least one: parsing the
+   * SQL each time showed in profiles), setting query_only only when it differs from the last one's.
+   */
+  private begin(readOnly: boolean): void {
+    if (this.queryOnly !== readOnly) {
+      this.statement(`PRAGMA query_only = ${readOnly ? 1 : 0}`).run();
+      this.queryOnly = readOnly;
+    }
+    this.statement(readOnly ? 'BEGIN DEFERRED' : 'BEGIN IMMEDIATE').run();
+  }
 
   private call<T>(fn: () => T): T {
     try {

@@ -1,9 +1,11 @@
 import { createPublicKey, KeyObject, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import { discover } from './keys';
+import { BoundedMap } from '../../../bounded-map';
 import { fetchJson } from '../../../jwt-keys';
 import { commaList, flexibleBoolean } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
+import { SealedMemo } from '../../core/store';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 
 export const SIGNING_ALGS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512', 'EdDSA'] as const;
@@ -60,16 +62,24 @@ const EMPTY: JwtConfig = {
   namespace_in_state: true,
 };
 
+// Opened once per process while unchanged (MountStore.getMemo): every login reads the config.
+const configs = new SealedMemo<JwtConfig>(256);
+
 export async function readConfig(req: Pick<SecretsRequest, 'store'>): Promise<JwtConfig | undefined> {
-  const stored = await req.store.get<JwtConfig>('config');
-  return stored && { ...EMPTY, ...stored };
+  return req.store.getMemo<JwtConfig>('config', configs, (stored) => ({ ...EMPTY, ...stored }));
 }
+
+// Parsing a PEM key costs about as much as the signature check it serves: parsed once per text.
+const keyObjects = new BoundedMap<string, KeyObject>(256);
 
 /** A PEM public key or certificate as a KeyObject; throws a message naming the entry. */
 export function publicKeyOf(pem: string, index: number): KeyObject {
   try {
-    if (pem.includes('BEGIN CERTIFICATE')) return new X509Certificate(pem).publicKey;
-    const key = createPublicKey(pem);
+    let key = keyObjects.get(pem);
+    if (!key) {
+      key = pem.includes('BEGIN CERTIFICATE') ? new X509Certificate(pem).publicKey : createPublicKey(pem);
+      keyObjects.set(pem, key);
+    }
     return key;
   } catch {
     throw badInput(`jwt_validation_pubkeys[${index}]: not a PEM public key or certificate`);

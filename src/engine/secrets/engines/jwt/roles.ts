@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { commaList, duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
+import { SealedMemo } from '../../core/store';
 import { checkCidr } from '../../core/tokens';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 
@@ -113,9 +114,11 @@ export function roleName(req: SecretsRequest): string {
   return name.toLowerCase();
 }
 
+// Opened once per process while unchanged (MountStore.getMemo): every login reads its role.
+const roles = new SealedMemo<JwtRole>(1024);
+
 export async function readRole(req: Pick<SecretsRequest, 'store'>, name: string): Promise<JwtRole | undefined> {
-  const role = await req.store.get<JwtRole>(`role/${name.toLowerCase()}`);
-  return role && { ...DEFAULTS, ...role };
+  return req.store.getMemo<JwtRole>(`role/${name.toLowerCase()}`, roles, (role) => ({ ...DEFAULTS, ...role }));
 }
 
 /** Leeway seconds in effect: 0 selects the default, -1 disables. */

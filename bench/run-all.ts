@@ -1,0 +1,68 @@
+/**
+ * `npm run bench`: every benchmark of the goals table, one after the other (each starts its own
+ * servers and load generator), then bench/results.md with each row's command, figure, baseline,
+ * ratio and goal, and the machine's facts. Bounded: about 6 to 8 minutes on 2 cores.
+ *
+ *   npx ts-node --transpile-only bench/run-all.ts [--only NAME]
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { machineFacts, Row } from './autocannon';
+import { tempDir } from '../test/helpers/storage';
+
+const STEPS: readonly (readonly string[])[] = [
+  ['bench/api-load.ts'],
+  ['bench/api-load.ts', '--storage', 'postgres', '--seconds', '3'],
+  ['bench/registry-search.ts'],
+  ['bench/catalog-blocking.ts'],
+  ['bench/cli-startup.ts', '--runs', '10'],
+  ['bench/registry-transfer.ts'],
+];
+
+const cell = (v: string | undefined) => (v ?? '').replace(/\|/g, '\\|');
+
+function main(): number {
+  const { values } = parseArgs({ options: { only: { type: 'string' } } });
+  const file = join(tempDir('hangar-bench-'), 'rows.jsonl');
+  writeFileSync(file, '');
+  const started = Date.now();
+  const failed: string[] = [];
+  for (const step of STEPS) {
+    if (values.only && !step[0].includes(values.only)) continue;
+    console.log(`\n== ${step.join(' ')}`);
+    const res = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', ...step], {
+      stdio: 'inherit',
+      env: { ...process.env, HANGAR_BENCH_RESULTS: file, TS_NODE_TRANSPILE_ONLY: 'true' },
+      // A safety net only: on an idle 2-core machine the longest step takes about 2 minutes.
+      timeout: 10 * 60_000,
+    });
+    if (res.status !== 0) failed.push(step.join(' '));
+  }
+  const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
+  rmSync(file);
+  const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+  const lines = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` (bench/run-all.ts) in ${minutes} min on: ${machineFacts()}.`,
+    'ratio = figure ÷ baseline, both measured in the same run (for rates more is better; for times, less).',
+    'CPU ratio = the baseline server\'s CPU time per request ÷ Hangar\'s: the req/s ratio that CPU cost alone allows, steadier than req/s on a busy machine.',
+    'The machine may be shared: compare ratios, not absolute figures, between runs.',
+    ...(failed.length ? ['', `**Failed steps:** ${failed.map((f) => `\`${f}\``).join(', ')}`] : []),
+    '',
+    '| row | figure | baseline | ratio | CPU ratio | goal | met? | command |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) =>
+      `| ${cell(`${r.group}: ${r.name}`)} | ${cell(r.figure)} | ${cell(r.baseline)} | ${r.ratio === undefined ? '' : r.ratio.toFixed(2)} | ${r.cpuRatio === undefined ? '' : r.cpuRatio.toFixed(2)} | ` +
+      `${cell(r.goal)} | ${r.goal ? (r.met ? 'yes' : '**no**') : ''} | \`${cell(r.command)}\` |`,
+    ),
+    '',
+  ];
+  writeFileSync('bench/results.md', lines.join('\n'));
+  console.log(`\nbench/results.md: ${rows.length} rows in ${minutes} min${failed.length ? `; failed: ${failed.join(', ')}` : ''}`);
+  return failed.length ? 1 : 0;
+}
+
+process.exit(main());

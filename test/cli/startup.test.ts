@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { VERSION } from '../../src/engine/version';
+import { CLI, hangar } from '../helpers/cli';
+import { tempDir } from '../helpers/storage';
+
+/**
+ * The bundle is a small entry plus the packed CLI (scripts/bundle.mjs, src/cli/entry.ts):
+ * --version answers from the entry; other commands unpack the CLI, from memory or, with
+ * NODE_COMPILE_CACHE, from one unpacked copy kept in that directory.
+ */
+describe('the bundled CLI starts small', () => {
+  test('the entry answers --version and `version` itself and stays far smaller than the CLI it packs', () => {
+    for (const args of [['--version'], ['version']]) expect(hangar(args)).toEqual({ code: 0, stdout: `hangar ${VERSION}\n`, stderr: '' });
+    const source = readFileSync(CLI, 'latin1');
+    const entry = source.slice(0, source.lastIndexOf('/*'));
+    expect(entry.length).toBeLessThan(20_000);
+    expect(statSync(CLI).size).toBeGreaterThan(100 * entry.length);
+  });
+
+  test('with NODE_COMPILE_CACHE the CLI is unpacked there once and runs the same as from memory', () => {
+    const cache = tempDir();
+    const fromMemory = hangar(['--help']);
+    expect(fromMemory.code).toBe(0);
+    expect(fromMemory.stdout).toMatch(/Usage: hangar COMMAND/);
+    expect(hangar(['--help'], { NODE_COMPILE_CACHE: cache })).toEqual(fromMemory);
+    const unpacked = readdirSync(cache).filter((f) => /^hangar-cli-[0-9a-f]{16}\.cjs$/.test(f));
+    expect(unpacked).toHaveLength(1);
+    expect(statSync(join(cache, unpacked[0])).mode % 0o100).toBe(0);
+    expect(hangar(['--help'], { NODE_COMPILE_CACHE: cache })).toEqual(fromMemory);
+    expect(hangar(['frobnicate'], { NODE_COMPILE_CACHE: cache })).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command "frobnicate"/) });
+  });
+});
