@@ -1,5 +1,3 @@
-import { ApiError } from '../client/errors';
-import { VERSION } from '../engine/version';
 import { diffCommand, runDiff } from './commands/diff';
 import { createOrgCommand, createUserCommand, runCreateOrg, runCreateUser } from './commands/registry';
 import {
@@ -8,8 +6,11 @@ import {
 } from './commands/registry-admin';
 import { applyCommand, destroyCommand, pruneCommand, runApply, runDestroy, runPrune } from './commands/resources';
 import { runServer, serverCommand } from './commands/server';
+import { runStatus, statusCommand } from './commands/status';
 import { CommandSpec, helpText, ParsedOptions, parseCommand } from './options';
 import { UsageError } from './usage';
+import { versionOutput } from './version-request';
+import { ApiError } from '../client/errors';
 
 interface Command {
   readonly spec: CommandSpec;
@@ -18,6 +19,7 @@ interface Command {
 
 const COMMANDS: readonly Command[] = [
   { spec: serverCommand, run: runServer },
+  { spec: statusCommand, run: runStatus },
   { spec: createUserCommand, run: runCreateUser },
   { spec: createOrgCommand, run: runCreateOrg },
   { spec: setDelinquentCommand, run: runSetDelinquent },
@@ -52,8 +54,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
     process.stdout.write(overview());
     return argv.length === 0 ? 2 : 0;
   }
-  if (argv[0] === '--version' || argv[0] === 'version') {
-    process.stdout.write(`hangar ${VERSION}\n`);
+  const version = versionOutput(argv);
+  if (version) {
+    process.stdout.write(version);
     return 0;
   }
   // Commands have one word or two ("registry create-user").

@@ -4,12 +4,15 @@ import { BackgroundJob, Scheduler } from './background';
 import { catalogApi } from './catalog/api';
 import { CATALOG_JOBS } from './catalog/jobs';
 import { Clock, systemClock } from './clock';
+import { prepareDataDir } from './data-dir';
 import { ApiName, buildApi } from './http/api';
 import { Logger, silentLogger } from './logger';
+import type { EngineMetrics } from './metrics';
 import { registryApi } from './registry/api';
 import { REGISTRY_JOBS } from './registry/jobs';
 import { ensureRootToken } from './root-token';
 import { secretsApi } from './secrets/api';
+import type { UnsealHook } from './secrets/core/barrier';
 import { SECRETS_JOBS } from './secrets/jobs';
 import { openStorage, Storage, StorageConfig } from './storage';
 
@@ -28,6 +31,10 @@ export interface EngineOptions {
   readonly createRootToken?: boolean;
   /** The catalog's ACL default policy for what no rule decides (`--catalog-default-policy`). */
   readonly catalogDefaultPolicy?: 'allow' | 'deny';
+  /** The secrets master key's file when it lives outside the data directory (`--secrets-key-file`). */
+  readonly secretsKeyFile?: string;
+  /** Supplies the secrets master key instead of the environment or a key file (the KMS seam). */
+  readonly unseal?: UnsealHook;
 }
 
 /** Background jobs of all services, run by `hangar server`. */
@@ -41,6 +48,7 @@ export const LOCAL_ADMIN_HEADER = 'x-hangar-local-admin';
  */
 export class Engine {
   static async open(options: EngineOptions): Promise<Engine> {
+    if (options.dataDir) prepareDataDir(options.dataDir);
     const storage = await openStorage(options.storage);
     const engine = new Engine(storage, options);
     if (options.createRootToken || options.devRootToken !== undefined) {
@@ -53,7 +61,9 @@ export class Engine {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly dataDir?: string;
-  /** The catalog's ACL default policy: `allow` (the public service's default) or `deny`. */
+  readonly secretsKeyFile?: string;
+  readonly unseal?: UnsealHook;
+  /** The catalog's ACL default policy: `deny`, unless dev mode or the option says `allow`. */
   readonly catalogDefaultPolicy: 'allow' | 'deny';
   /**
    * Proves a request was injected by this process (the in-process transport on a local data
@@ -67,6 +77,8 @@ export class Engine {
   private readonly apps = new Map<ApiName, FastifyInstance>();
   /** The server's periodic jobs; each service adds its own to JOBS below. */
   readonly scheduler: Scheduler;
+  /** Prometheus metrics, once `enableMetrics` ran (the server does; the in-process CLI need not pay for them). */
+  metrics?: EngineMetrics;
 
   private constructor(
     readonly storage: Storage,
@@ -75,9 +87,35 @@ export class Engine {
     this.logger = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
     this.dataDir = options.dataDir;
+    this.secretsKeyFile = options.secretsKeyFile;
+    this.unseal = options.unseal;
     this.devMode = options.devRootToken !== undefined;
-    this.catalogDefaultPolicy = options.catalogDefaultPolicy ?? 'allow';
+    this.catalogDefaultPolicy = options.catalogDefaultPolicy ?? (this.devMode ? 'allow' : 'deny');
     this.scheduler = new Scheduler(this, JOBS);
+    // Storage timings: every transaction of every service passes here; a no-op until metrics are on.
+    const tx = storage.tx.bind(storage);
+    storage.tx = async (fn, txOptions) => {
+      const metrics = this.metrics;
+      if (!metrics) return tx(fn, txOptions);
+      const start = performance.now();
+      let committed = false;
+      try {
+        const result = await tx(fn, txOptions);
+        committed = true;
+        return result;
+      } finally {
+        metrics.observeTransaction(txOptions?.readOnly === true, committed, performance.now() - start);
+      }
+    };
+  }
+
+  /** Starts collecting metrics (request counts and latencies, storage, jobs, process); idempotent. */
+  enableMetrics(): EngineMetrics {
+    if (!this.metrics) {
+      const { EngineMetrics: Metrics } = require('./metrics') as typeof import('./metrics');
+      this.metrics = new Metrics(this);
+    }
+    return this.metrics;
   }
 
   /** The Fastify app of one API, built on first use. */

@@ -19,10 +19,12 @@ export const serverCommand: CommandSpec = {
     'registry-addr': { type: 'string', env: 'HANGAR_REGISTRY_ADDR', placeholder: 'HOST:PORT', help: `Registry listener (default ${DEFAULT_ADDRESSES.registry})` },
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
-    'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default allow)' },
+    'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default deny; --dev: allow)' },
+    'secrets-key-file': { type: 'string', env: 'HANGAR_SECRETS_KEY_FILE', placeholder: 'FILE', help: 'Secrets master key file, away from the database (default <data>/secrets.key; HANGAR_SECRETS_KEY holds the key itself)' },
     'dev': { type: 'boolean', env: 'HANGAR_DEV', help: 'Development mode: temporary data, a known root token, ready at once' },
     'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
-    'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default), debug, trace' },
+    'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default; --dev: debug, one line per request), debug, trace' },
+    'log-format': { type: 'string', env: 'HANGAR_LOG_FORMAT', placeholder: 'json|pretty', help: 'Log lines as JSON or readable text (default: pretty on a terminal, JSON otherwise)' },
   },
 };
 
@@ -33,6 +35,8 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const { listen } = require('../../engine/http/server') as typeof import('../../engine/http/server');
   const { createLogger } = require('../../engine/logger') as typeof import('../../engine/logger');
   const { newRootToken, ROOT_TOKEN_FILE } = require('../../engine/root-token') as typeof import('../../engine/root-token');
+  const { sweepPartialUploads } = require('../../engine/registry/uploads') as typeof import('../../engine/registry/uploads');
+  const { startupWarnings } = require('../../engine/startup-warnings') as typeof import('../../engine/startup-warnings');
   const dev = options.dev === true;
   if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
   const addresses = {
@@ -51,7 +55,8 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
   if (kind === 'postgres' && !options['postgres-url']) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
 
-  const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? 'allow';
+  // Anonymous catalog callers may do nothing outside dev mode (the public service's production guidance).
+  const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? (dev ? 'allow' : 'deny');
   if (catalogDefaultPolicy !== 'allow' && catalogDefaultPolicy !== 'deny') {
     throw new UsageError(`--catalog-default-policy must be allow or deny, not "${catalogDefaultPolicy}"`);
   }
@@ -61,11 +66,14 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const storage: StorageConfig =
     kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir };
   const devRootToken = dev ? ((options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
-  const logger = createLogger({ level: options['log-level'] as string | undefined });
+  const logger = createLogger(logOptions(options, dev));
 
-  const engine = await Engine.open({ storage, dataDir, logger, devRootToken, createRootToken: true, catalogDefaultPolicy });
+  const secretsKeyFile = options['secrets-key-file'] as string | undefined;
+  const engine = await Engine.open({ storage, dataDir, logger, devRootToken, createRootToken: true, catalogDefaultPolicy, secretsKeyFile });
   let urls;
   try {
+    const swept = await sweepPartialUploads(engine);
+    if (swept > 0) logger.info({ files: swept }, 'removed the partial files of interrupted uploads');
     urls = await listen(engine, addresses);
   } catch (err) {
     await engine.close();
@@ -75,8 +83,17 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   logger.info({ urls, storage: kind, dataDir, dev }, 'hangar is ready');
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const banner = [`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`];
-  if (dev) banner.push(`Root token: ${devRootToken}`);
-  else if (engine.createdRootToken) banner.push(`A root token was created and written to ${join(dataDir, ROOT_TOKEN_FILE)} (mode 0600).`);
+  if (dev) {
+    banner.push(`Root token: ${devRootToken}`);
+    banner.push('DEV MODE: not for production. Data is temporary unless --data is given.');
+    if (catalogDefaultPolicy === 'allow') banner.push('The catalog lets anonymous callers read and write everything (--catalog-default-policy allow).');
+  } else {
+    if (engine.createdRootToken) banner.push(`A root token was created and written to ${join(dataDir, ROOT_TOKEN_FILE)} (mode 0600).`);
+    for (const warning of startupWarnings({ dataDir, sqlite: kind === 'sqlite', secretsKeyFile })) {
+      logger.warn(warning);
+      banner.push(`Warning: ${warning}`);
+    }
+  }
   // The "ready" line comes last: whoever waits for it has the rest already.
   banner.push(`Hangar ${dev ? '(dev mode) ' : ''}is ready: registry ${urls.registry}, secrets ${urls.secrets}, catalog ${urls.catalog}`);
   process.stderr.write(`${banner.join('\n')}\n`);
@@ -101,4 +118,15 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   if (temporary) rmSync(temporary, { recursive: true, force: true });
   logger.info('stopped');
   return 0;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** --log-level and --log-format, checked; --dev shows each request (debug) unless told otherwise. */
+function logOptions(options: ParsedOptions, dev: boolean): { level: string; format?: 'json' | 'pretty' } {
+  const level = (options['log-level'] as string | undefined) ?? (dev ? 'debug' : 'info');
+  if (!LOG_LEVELS.includes(level)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}, not "${level}"`);
+  const format = options['log-format'] as string | undefined;
+  if (format !== undefined && format !== 'json' && format !== 'pretty') throw new UsageError(`--log-format must be json or pretty, not "${format}"`);
+  return { level, format };
 }

@@ -19,6 +19,7 @@ import { aclTokenRoutes } from './routes/acl-tokens';
 import { agentRoutes } from './routes/agent';
 import { catalogNodeRoutes } from './routes/catalog-nodes';
 import { healthRoutes } from './routes/health';
+import { internalRoutes } from './routes/internal';
 import { kvRoutes } from './routes/kv';
 import { namespaceRoutes } from './routes/namespaces';
 import { sessionRoutes } from './routes/sessions';
@@ -70,6 +71,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     ...sessionRoutes,
     ...kvRoutes,
     ...txnRoutes,
+    ...internalRoutes,
   ],
 
   /**

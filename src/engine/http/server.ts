@@ -4,6 +4,9 @@ import type { ApiName } from './api';
 
 export type ListenAddresses = Readonly<Record<ApiName, string>>;
 
+/** The listen backlog asked for; the kernel grants at most net.core.somaxconn (4096 on Linux >= 5.4). */
+const LISTEN_BACKLOG = 65535;
+
 export const DEFAULT_ADDRESSES: ListenAddresses = {
   registry: '127.0.0.1:8080',
   secrets: '127.0.0.1:8200',
@@ -21,10 +24,13 @@ export function parseHostPort(value: string): { host: string; port: number } {
 /** Starts the three listeners; resolves to the URLs they really listen on (port 0 picks a free port). */
 export async function listen(engine: Engine, addresses: ListenAddresses): Promise<Record<ApiName, string>> {
   const urls = {} as Record<ApiName, string>;
+  engine.enableMetrics();
   for (const name of ['registry', 'secrets', 'catalog'] as const) {
     const { host, port } = parseHostPort(addresses[name]);
     const app = engine.app(name);
-    await app.listen({ host, port });
+    // A deep accept queue (Linux caps it at net.core.somaxconn): thousands of clients reconnecting
+    // at once after a restart are queued, not dropped into SYN retries (Node's default is 511).
+    await app.listen({ host, port, backlog: LISTEN_BACKLOG });
     const address = app.server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     urls[name] = `http://${shownHost}:${address.port}`;

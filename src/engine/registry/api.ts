@@ -9,6 +9,7 @@ import { adminRoutes } from './routes/admin';
 import { authenticateRoutes } from './routes/authenticate';
 import { boxRoutes } from './routes/boxes';
 import { downloadRoutes } from './routes/downloads';
+import { operationsRoutes } from './routes/operations';
 import { organizationRoutes } from './routes/organizations';
 import { providerRoutes } from './routes/providers';
 import { searchRoutes } from './routes/search';
@@ -31,6 +32,7 @@ export const registryApi: ApiDefinition<RegistryActor, RegistryPermission> = {
     ...adminRoutes,
     ...downloadRoutes,
     ...v2Routes,
+    ...operationsRoutes,
   ],
 
   setup: registerLimits,

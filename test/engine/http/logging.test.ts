@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream';
 import { LOCAL_ADMIN_HEADER } from '../../../src/engine/engine';
+import { createLogger } from '../../../src/engine/logger';
+import { hangar } from '../../helpers/cli';
 import { captureLog, CapturedLog } from '../../helpers/log-capture';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
 import { STORAGE_KINDS } from '../../helpers/storage';
@@ -20,9 +23,9 @@ describe.each(STORAGE_KINDS)('logs (%s)', (kind) => {
   });
   afterAll(() => server.close());
 
-  test('record every request, with its path and redacted query', () => {
-    const urls = log.records().filter((r) => r.msg === 'incoming request').map((r) => (r.req as { url: string }).url);
-    expect(urls).toEqual(
+  test('one line per request, at debug: method, path with its query redacted, status and time', () => {
+    const lines = log.records().filter((r) => r.msg === 'request');
+    expect(lines.map((r) => r.url)).toEqual(
       expect.arrayContaining([
         '/api/v1/admin/users',
         '/api/v1/authenticate',
@@ -32,7 +35,14 @@ describe.each(STORAGE_KINDS)('logs (%s)', (kind) => {
         '/v1/acl/token/self',
       ]),
     );
-    expect(log.records().filter((r) => r.msg === 'request completed').length).toBe(urls.length);
+    for (const line of lines) {
+      expect(line).toMatchObject({ level: 20, method: expect.any(String), status: expect.any(Number), ms: expect.any(Number) });
+      expect(line.reqId).toEqual(expect.any(String));
+    }
+    expect(lines.find((r) => r.url === '/api/v1/nothing-here?access_token=redacted&token=redacted&page=2')).toMatchObject({ api: 'registry', status: 404 });
+    // Not Fastify's two lines per request; "request received" only at trace.
+    expect(log.records().filter((r) => r.msg === 'incoming request' || r.msg === 'request completed')).toEqual([]);
+    expect(log.records().filter((r) => r.msg === 'request received').length).toBe(lines.length);
   });
 
   test('never contain a user token, the root token or a password', () => {
@@ -84,3 +94,46 @@ async function trafficWithSecrets(server: TestServer): Promise<string> {
   expect((await server.call('catalog', 'GET', '/v1/acl/token/self', { headers: { 'x-consul-token': ROOT_TOKEN } })).status).toBe(200);
   return token;
 }
+
+describe('log formats and levels', () => {
+  let server: TestServer;
+  let pretty: string[];
+
+  beforeAll(async () => {
+    pretty = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        pretty.push(...chunk.toString().split('\n').filter(Boolean));
+        callback();
+      },
+    });
+    server = await startTestServer('sqlite', { logger: createLogger({ level: 'debug', format: 'pretty', destination }) });
+  });
+  afterAll(() => server.close());
+
+  test('pretty: one readable line per request, with its request id, and no token', async () => {
+    expect((await server.call('secrets', 'GET', '/v1/sys/health?token=abc', { headers: { 'x-vault-token': ROOT_TOKEN } })).status).toBe(200);
+    const line = pretty.find((l) => l.includes('/v1/sys/health'));
+    expect(line).toMatch(/DEBUG: secrets: GET \/v1\/sys\/health\?token=redacted 200 [\d.]+ms {"reqId":"[0-9a-f-]{36}"}$/);
+    expect(pretty.filter((l) => l.includes('/v1/sys/health'))).toHaveLength(1);
+    expect(pretty.join('\n')).not.toContain(ROOT_TOKEN);
+  });
+
+  test('info (the default outside --dev) logs no line per request', async () => {
+    const quiet = captureLog('info');
+    const other = await startTestServer('sqlite', { logger: quiet.logger });
+    try {
+      expect((await other.call('secrets', 'GET', '/v1/sys/health')).status).toBe(200);
+      expect(quiet.records().filter((r) => String(r.url ?? '').includes('/v1/sys/health'))).toEqual([]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('the server\'s flags are checked', () => {
+    const bad = hangar(['server', '--log-format', 'xml']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--log-format must be json or pretty, not "xml"/);
+    expect(hangar(['server', '--log-level', 'loud']).stderr).toMatch(/--log-level must be one of fatal, error, warn, info, debug, trace, silent/);
+  });
+});

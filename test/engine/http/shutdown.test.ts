@@ -22,7 +22,7 @@ describe.each(STORAGE_KINDS)('graceful shutdown (%s)', (kind) => {
   const close = () => (closing ??= engine.close());
 
   beforeEach(async () => {
-    log = captureLog('info');
+    log = captureLog('trace');
     fresh = await freshStorage(kind);
     engine = await Engine.open({ storage: fresh.config, dataDir: fresh.dataDir, devRootToken: ROOT_TOKEN, logger: log.logger });
     closing = undefined;
@@ -40,7 +40,7 @@ describe.each(STORAGE_KINDS)('graceful shutdown (%s)', (kind) => {
       'authorization': `Bearer ${ROOT_TOKEN}`,
       'content-type': 'application/json',
     });
-    await log.waitFor((r) => r.msg === 'incoming request' && (r.req as { url: string }).url === '/api/v1/admin/users');
+    await log.waitFor((r) => r.msg === 'request received' && r.url === '/api/v1/admin/users');
 
     const closed = close();
     await until(() => APIS.every((api) => !engine.app(api).server.listening));

@@ -1,3 +1,5 @@
+import { Reply } from '../../http/routes';
+import { MetricsFormat, renderMetrics } from '../../operations';
 import { VERSION } from '../../version';
 import { AGENT_NODE } from '../nodes';
 import { catalogRoute, CommonQuery, LOCAL_DATACENTER, requirePermission } from '../route';
@@ -8,7 +10,7 @@ import { catalogRoute, CommonQuery, LOCAL_DATACENTER, requirePermission } from '
  */
 export const COMPATIBLE_VERSION = '1.20.0';
 
-/** /v1/agent/self and /v1/agent/version: the one server as the agent clients talk to. */
+/** /v1/agent/self, /v1/agent/version and /v1/agent/metrics: the one server as the agent clients talk to. */
 export const agentRoutes = [
   catalogRoute({
     method: 'GET',
@@ -54,5 +56,18 @@ export const agentRoutes = [
       Version: COMPATIBLE_VERSION,
       Revision: '',
     }),
+  }),
+  catalogRoute({
+    method: 'GET',
+    path: '/v1/agent/metrics',
+    query: CommonQuery.extend({ format: MetricsFormat }),
+    permission: 'agent:read (on the agent\'s node)',
+    // The gauges read storage in their own transactions.
+    transaction: 'none',
+    handler: async ({ query }, ctx) => {
+      requirePermission(ctx, 'agent', 'read', AGENT_NODE);
+      const { contentType, body } = await renderMetrics(ctx.engine, query.format);
+      return new Reply(200, body, { 'content-type': contentType });
+    },
   }),
 ];

@@ -1,0 +1,132 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Engine } from './engine';
+import type { ApiName } from './http/api';
+
+/** Latency buckets in seconds: sub-millisecond cached reads up to blocking queries' minutes. */
+const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600];
+
+/**
+ * The metrics of one engine, in a registry of its own (not prom-client's global one: tests and
+ * the in-process transport run several engines in one process). Counters are updated on the hot
+ * path; gauges that need the database (leases, sessions) are read when someone scrapes.
+ */
+export class EngineMetrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'api' | 'method' | 'route' | 'status'>;
+  private readonly latency: Histogram<'api' | 'method' | 'route'>;
+  private readonly transactions: Histogram<'mode' | 'outcome'>;
+  private readonly jobs: Counter<'job' | 'outcome'>;
+
+  constructor(engine: Engine) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'hangar_http_requests_total',
+      help: 'HTTP requests answered, by API, method, route pattern and status',
+      labelNames: ['api', 'method', 'route', 'status'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'hangar_http_request_duration_seconds',
+      help: 'Time from a request received to its response sent, by API, method and route pattern',
+      labelNames: ['api', 'method', 'route'],
+      buckets: SECONDS,
+      registers,
+    });
+    this.transactions = new Histogram({
+      name: 'hangar_storage_transaction_duration_seconds',
+      help: 'Storage transactions, read-only or read-write, committed or rolled back',
+      labelNames: ['mode', 'outcome'],
+      buckets: SECONDS,
+      registers,
+    });
+    this.jobs = new Counter({
+      name: 'hangar_background_job_runs_total',
+      help: 'Rounds of background jobs this server ran (it held the job\'s lease), by outcome',
+      labelNames: ['job', 'outcome'],
+      registers,
+    });
+    const count = (sql: string) => engine.storage.tx(async (db) => Number((await db.get<{ n: number }>(sql))?.n ?? 0), { readOnly: true });
+    new Gauge({
+      name: 'hangar_secrets_leases',
+      help: 'Secrets leases outstanding (not yet revoked)',
+      registers,
+      async collect() {
+        this.set(await count('SELECT COUNT(*) AS n FROM secrets_leases'));
+      },
+    });
+    new Gauge({
+      name: 'hangar_catalog_sessions',
+      help: 'Catalog sessions',
+      registers,
+      async collect() {
+        this.set(await count('SELECT COUNT(*) AS n FROM catalog_sessions'));
+      },
+    });
+    new Gauge({
+      name: 'hangar_catalog_blocking_queries',
+      help: 'Catalog blocking queries waiting in this server',
+      registers,
+      collect() {
+        // Loaded here: the catalog's modules are not the metrics' business until someone scrapes.
+        const { runtimeOf } = require('./catalog/runtime') as typeof import('./catalog/runtime');
+        this.set(runtimeOf(engine).blocking.waiting);
+      },
+    });
+  }
+
+  observeRequest(api: ApiName, method: string, route: string, status: number, ms: number): void {
+    this.requests.inc({ api, method, route, status: String(status) });
+    this.latency.observe({ api, method, route }, ms / 1000);
+  }
+
+  observeTransaction(readOnly: boolean, committed: boolean, ms: number): void {
+    this.transactions.observe({ mode: readOnly ? 'read' : 'write', outcome: committed ? 'commit' : 'rollback' }, ms / 1000);
+  }
+
+  observeJob(job: string, ok: boolean): void {
+    this.jobs.inc({ job, outcome: ok ? 'ok' : 'failed' });
+  }
+
+  /** The Prometheus text exposition format. */
+  async prometheus(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /**
+   * The JSON the public services answer without `format=prometheus` (go-metrics' in-memory sink:
+   * Gauges, Counters, Samples). Values are cumulative since start, not per interval; a histogram
+   * becomes a sample with its count, sum and mean.
+   */
+  async json(now: number): Promise<object> {
+    const gauges: object[] = [];
+    const counters: object[] = [];
+    const samples: object[] = [];
+    for (const metric of await this.registry.getMetricsAsJSON()) {
+      if (String(metric.type) === 'gauge') {
+        for (const v of metric.values) gauges.push({ Name: metric.name, Value: v.value, Labels: v.labels });
+      } else if (String(metric.type) === 'counter') {
+        for (const v of metric.values) counters.push(aggregate(metric.name, v.value, v.value, v.labels));
+      } else if (String(metric.type) === 'histogram') {
+        const series = new Map<string, { labels: object; count: number; sum: number }>();
+        for (const v of metric.values as { value: number; labels: Record<string, string | number>; metricName?: string }[]) {
+          const { le: _le, ...labels } = v.labels;
+          const key = JSON.stringify(labels);
+          const entry = series.get(key) ?? { labels, count: 0, sum: 0 };
+          if (v.metricName?.endsWith('_count')) entry.count = v.value;
+          if (v.metricName?.endsWith('_sum')) entry.sum = v.value;
+          series.set(key, entry);
+        }
+        for (const s of series.values()) samples.push(aggregate(metric.name, s.count, s.sum, s.labels));
+      }
+    }
+    const timestamp = new Date(now).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' +0000 UTC');
+    return { Timestamp: timestamp, Gauges: gauges, Points: [], Counters: counters, Samples: samples };
+  }
+}
+
+function aggregate(name: string, count: number, sum: number, labels: object): object {
+  const mean = count > 0 ? sum / count : 0;
+  return { Name: name, Count: count, Rate: 0, Sum: sum, Min: 0, Max: 0, Mean: mean, Stddev: 0, Labels: labels };
+}
+
