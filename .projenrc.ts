@@ -1,4 +1,4 @@
-import { cdktf, javascript } from 'projen';
+import { cdktf, javascript, release } from 'projen';
 
 /**
  * The single source of package.json, tsconfig, jest and eslint settings.
@@ -59,6 +59,9 @@ const project = new cdktf.ConstructLibraryCdktf({
     // pki: ASN.1 types that @peculiar/x509 has no class for (otherName SANs, name constraints, CRL numbers)
     '@peculiar/asn1-x509@^2',
     '@peculiar/asn1-schema@^2',
+    // pki: EC and PKCS#8 private key structures (issued keys are encoded from their raw parts)
+    '@peculiar/asn1-ecc@^2',
+    '@peculiar/asn1-pkcs8@^2',
     'mysql2@^3',
     'ldapts@^9',
     'sshpk@^1',
@@ -79,11 +82,20 @@ const project = new cdktf.ConstructLibraryCdktf({
 
   packageManager: javascript.NodePackageManager.NPM,
   github: false,
-  release: false,
+  // Releases are cut locally, no GitHub workflows (docs/releasing.md): `npx projen release` bumps the
+  // version from the conventional commits since the last tag, builds and tests, packs dist/, prepends
+  // CHANGELOG.md, commits and tags; the maintainer pushes and publishes.
+  release: true,
+  releaseTrigger: release.ReleaseTrigger.manual({ changelogPath: 'CHANGELOG.md', gitPushCommand: '' }),
+  majorVersion: 0,
+  // With no tag yet projen would release 0.0.0; the first release is 0.1.0, later ones follow the commits.
+  nextVersionCommand: "git tag --list 'v*' | grep -c . >/dev/null || echo 0.1.0",
   buildWorkflow: false,
   depsUpgrade: false,
   pullRequestTemplate: false,
   prettier: false,
+  // `npm test` runs eslint as a check; `npm run lint:fix` (below) is the one task that rewrites files.
+  eslintOptions: { dirs: ['src'], commandOptions: { fix: false } },
   catalog: { announce: false },
   publishToPypi: { distName: 'hangar-cdktf', module: 'hangar_cdktf' },
   docgen: true,
@@ -124,6 +136,38 @@ const bundle = project.addTask('bundle', {
   exec: 'node scripts/bundle.mjs',
 });
 project.postCompileTask.spawn(bundle);
+
+// Long runs stay out of `npm test`: `npm run soak -- --minutes N` (mixed load, a row per minute).
+const soak = project.addTask('soak', { description: 'Mixed load on all three APIs of one hangar server: errors, latency and RSS each minute' });
+soak.spawn(bundle);
+soak.exec('ts-node --transpile-only bench/soak.ts', { receiveArgs: true });
+
+// `npm run bench`: every row of the performance goals (issue 19) against the freshly bundled CLI,
+// each with its baseline from the same run; writes bench/results.md (about 8 minutes on 2 cores).
+const bench = project.addTask('bench', { description: 'All benchmarks of the performance goals; writes bench/results.md' });
+bench.spawn(bundle);
+bench.exec('ts-node --transpile-only bench/run-all.ts', { receiveArgs: true });
+
+// `npm run fuzz`: the property-based suite of test/fuzz over every route table, long (HANGAR_FUZZ_RUNS
+// requests per route, 100 by default, a random seed; HANGAR_FUZZ_SEED replays one); `npm test` runs it short.
+project.addTask('fuzz', {
+  description: 'Fuzz every route of the three APIs (HANGAR_FUZZ_RUNS per route, default 100)',
+  env: { NODE_OPTIONS: '--experimental-vm-modules --disable-warning=ExperimentalWarning', HANGAR_FUZZ_LONG: '1' },
+  exec: 'jest --runInBand test/fuzz',
+  receiveArgs: true,
+});
+
+// `npm test` checks lint (eslintOptions above) and never rewrites the tree; fixes are asked for.
+const LINTED = 'src test build-tools projenrc .projenrc.ts';
+project.addTask('lint:fix', {
+  description: 'Runs eslint and fixes what it can',
+  env: { ESLINT_USE_FLAT_CONFIG: 'false', NODE_NO_WARNINGS: '1' },
+  exec: `eslint --ext .ts,.tsx --fix --no-error-on-unmatched-pattern ${LINTED}`,
+  receiveArgs: true,
+});
+
+// `npm run openapi`: docs/openapi/*.json and README.md from the route tables (a test checks they are current).
+project.addTask('openapi', { description: 'Writes the OpenAPI documents of the three APIs to docs/openapi', exec: 'ts-node --transpile-only scripts/openapi.ts' });
 
 // The README's two commands work on a fresh clone: scripts/bootstrap installs what is missing
 // (dependencies, including a Node.js >= 24 from the npm registry) before projen's tasks run.
