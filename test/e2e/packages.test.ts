@@ -13,16 +13,46 @@ function synthesized(outdir: string) {
 }
 
 /**
- * The Python package: jsii-pacmak builds the wheel, a fresh virtual environment installs it with the
+ * The npm package: jsii-pacmak packs the tarball, a fresh app installs it with cdktf from the npm
+ * registry and synthesizes. The Python package: jsii-pacmak builds the wheel, a fresh virtual environment installs it with the
  * cdktf Python packages from PyPI, and examples/python synthesizes the same stack as examples/typescript.
  */
-describe('Python package', () => {
+describe('published packages', () => {
   jest.setTimeout(15 * 60_000);
+  const dist = tempDir('hangar-dist-');
+
+  beforeAll(() => {
+    run(bin('jsii'), ['--silence-warnings=reserved-word']);
+    run(bin('jsii-pacmak'), ['--target', 'js', '--target', 'python', '--outdir', dist]);
+  });
+
+  test('the npm tarball installs into a fresh CDKTF app, which synthesizes custom resources with the bundled CLI', () => {
+    const tarball = readdirSync(join(dist, 'js')).find((f) => f.endsWith('.tgz'));
+    expect(tarball).toBeDefined();
+    const app = tempDir('hangar-npm-app-');
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, version: '0.0.0' }));
+    const versions = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', join(dist, 'js', tarball!),
+      `cdktf@${versions.cdktf}`, `constructs@${versions.constructs}`, `@cdktf/provider-null@${versions['@cdktf/provider-null']}`], { cwd: app, stdio: 'pipe', timeout: 10 * 60_000 });
+    writeFileSync(join(app, 'main.js'), [
+      "const { App, TerraformStack } = require('cdktf');",
+      "const { Hangar, Box, Namespace } = require('hangar-cdktf');",
+      'const app = new App();',
+      "const stack = new TerraformStack(app, 'stack');",
+      "const hangar = new Hangar(stack, 'Hangar', { registryUrl: 'http://127.0.0.1:8080', catalogUrl: 'http://127.0.0.1:8500' });",
+      "new Box(stack, 'Web', { hangar, owner: 'acme', name: 'web', shortDescription: 'from the npm package' });",
+      "new Namespace(stack, 'Team', { hangar, name: 'team-a' });",
+      'app.synth();',
+    ].join('\n'));
+    const out = tempDir('hangar-npm-out-');
+    execFileSync(process.execPath, ['main.js'], { cwd: app, env: { ...process.env, NODE_OPTIONS: '', CDKTF_OUTDIR: out }, stdio: 'pipe' });
+    const stack = JSON.parse(readFileSync(join(out, 'stacks', 'stack', 'cdk.tf.json'), 'utf8'));
+    const web = stack.resource.null_resource[Object.keys(stack.resource.null_resource).find((k) => k.startsWith('Web_Config_'))!];
+    expect(JSON.parse(Buffer.from(web.triggers.payload, 'base64url').toString())).toMatchObject({ kind: 'registry.box', key: 'acme/web' });
+    expect(existsSync(join(out, 'stacks', 'stack', web.provisioner[0]['local-exec'].environment.HANGAR_CLI))).toBe(true);
+  });
 
   test('the wheel installs in a virtualenv and examples/python synthesizes what examples/typescript does', () => {
-    const dist = tempDir('hangar-dist-');
-    run(bin('jsii'), ['--silence-warnings=reserved-word']);
-    run(bin('jsii-pacmak'), ['--target', 'python', '--outdir', dist]);
     const wheel = readdirSync(join(dist, 'python')).find((f) => f.endsWith('.whl'));
     expect(wheel).toBeDefined();
 
