@@ -59,9 +59,11 @@ const project = new cdktf.ConstructLibraryCdktf({
     // pki: ASN.1 types that @peculiar/x509 has no class for (otherName SANs, name constraints, CRL numbers)
     '@peculiar/asn1-x509@^2',
     '@peculiar/asn1-schema@^2',
-    // pki: EC and PKCS#8 private key structures (issued keys are encoded from their raw parts)
+    // pki: EC and PKCS#8 private key structures (issued keys are encoded from their raw parts); asn1js (the
+    // encoder under asn1-schema) to put the signed TBSCertificate's bytes into the Certificate as they are
     '@peculiar/asn1-ecc@^2',
     '@peculiar/asn1-pkcs8@^2',
+    'asn1js@^3',
     'mysql2@^3',
     'ldapts@^9',
     'sshpk@^1',

@@ -253,6 +253,11 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     const ns = (await ok('POST', 'pki_int/issue/fast', { common_name: 'ns.test' })).data;
     expect((await ok('LIST', 'pki_int/certs')).data.keys).toEqual(before);
     expect((await s.v('POST', 'pki_int/revoke', { serial_number: ns.serial_number })).status).toBe(400);
+    // Roles are kept opened between requests while unchanged: a rewrite takes effect at once.
+    await ok('POST', 'pki_int/roles/fast', { allow_any_name: true, key_type: 'ec', no_store: false, ext_key_usage: 'CodeSigning' });
+    const stored = (await ok('POST', 'pki_int/issue/fast', { common_name: 'stored.test' })).data;
+    expect((await ok('LIST', 'pki_int/certs')).data.keys).toContain(stored.serial_number);
+    expect(await openssl.text(stored.certificate)).toMatch(/Code Signing/);
 
     await ok('POST', 'pki_int/roles/leased', { allow_any_name: true, key_type: 'ed25519', generate_lease: true, ttl: '1h' });
     const leased = await ok('POST', 'pki_int/issue/leased', { common_name: 'leased.test' });

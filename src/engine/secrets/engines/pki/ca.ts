@@ -1,5 +1,6 @@
 import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
+import { basicConstraints, keyUsage, nameConstraints, RawExtension, subjectAltName } from './extensions';
 import {
   certificateData, NameFields, OutputFields, requestedNames, requireCa, subjectOf, SubjectFields, urlExtensions, validity, withCommonName,
 } from './issue';
@@ -8,8 +9,8 @@ import { checkRole, RoleBody } from './roles';
 import { Ca, CaBundle, chainOf, putCert, rebuildCrl } from './store';
 import { keyUsageFlags } from './usages';
 import {
-  certPem, createCsr, exportPrivateKey, generateKey, keyBits, keyInfo, keyMatches, nameConstraintsExtension, newSerial,
-  parseCertificate, parseCsr, parsePrivateKey, pem, pemBlocks, sanExtension, signCertificate, signedOf, storedKey, x509,
+  certPem, createCsr, exportPrivateKey, generateKey, keyBits, keyInfo, keyMatches, newSerial,
+  parseCertificate, parseCsr, parsePrivateKey, pem, pemBlocks, signCertificate, signedOf, storedKey, x509,
 } from './x509';
 import { commaList, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
@@ -56,24 +57,21 @@ function commonName(given: string | undefined): string {
 async function caExtensions(
   req: SecretsRequest,
   pathLength: number | undefined,
-  names: x509.Extension | undefined,
+  names: RawExtension | undefined,
   permitted: readonly string[] | undefined,
 ) {
-  const ext: x509.Extension[] = [
-    new x509.BasicConstraintsExtension(true, pathLength, true),
-    new x509.KeyUsagesExtension(keyUsageFlags(['CertSign', 'CRLSign']), true),
-  ];
+  const ext: RawExtension[] = [basicConstraints(true, pathLength, true), keyUsage(keyUsageFlags(['CertSign', 'CRLSign']), true)];
   if (names) ext.push(names);
-  if (permitted?.length) ext.push(nameConstraintsExtension(permitted));
-  ext.push(...(await urlExtensions(req)));
+  if (permitted?.length) ext.push(nameConstraints(permitted));
+  ext.push(...(await urlExtensions(req.store)));
   return ext;
 }
 
-function sanOf(b: z.infer<z.ZodObject<typeof CaFields>>, cn: string): x509.Extension | undefined {
+function sanOf(b: z.infer<z.ZodObject<typeof CaFields>>, cn: string): RawExtension | undefined {
   const names = withCommonName(requestedNames(b), cn, b.exclude_cn_from_sans);
   checkNames(ANY_NAME, names, false);
   const sans = sanEntries(names);
-  return sans.length ? sanExtension(sans) : undefined;
+  return sans.length ? subjectAltName(sans) : undefined;
 }
 
 async function installCa(req: SecretsRequest, bundle: CaBundle): Promise<void> {
@@ -123,7 +121,7 @@ async function generateIntermediate(req: SecretsRequest<GenerateBody>): Promise<
   const bits = keyBits('key_bits', b.key_type, b.key_bits);
   const san = sanOf(b, cn);
   const keys = await generateKey(b.key_type, bits);
-  const ext = [...(san ? [san] : []), ...(b.add_basic_constraints ? [new x509.BasicConstraintsExtension(true, undefined, true)] : [])];
+  const ext = [...(san ? [san] : []), ...(b.add_basic_constraints ? [basicConstraints(true, undefined, true)] : [])];
   const csr = await createCsr(subjectOf(b, cn), keys.privateKey, ext);
   await req.store.put('ca-pending', { privateKey: storedKey(keys.privateKey) });
   const der = Buffer.from(csr.rawData);
@@ -140,7 +138,7 @@ function pathLengthUnder(ca: Ca, asked: number): number | undefined {
 }
 
 async function signIntermediate(req: SecretsRequest<SignIntermediateBody>): Promise<SecretsResponse> {
-  const ca = await requireCa(req);
+  const ca = await requireCa(req.store);
   const b = req.body;
   const { csr, spki } = parseCsr('csr', b.csr);
   const csrCn = csr.subjectName.getField('CN')[0];
@@ -152,7 +150,7 @@ async function signIntermediate(req: SecretsRequest<SignIntermediateBody>): Prom
   const cert = await signCertificate({
     serial: newSerial(),
     subject,
-    issuer: ca.cert.subjectName,
+    issuer: ca.cert,
     notBefore: new Date(req.now - 30_000),
     notAfter,
     spki,
@@ -167,14 +165,14 @@ const isCa = (cert: x509.X509Certificate) => cert.getExtension(x509.BasicConstra
 
 /** root/sign-self-issued (sudo): a self-issued CA certificate re-signed by this CA (root rollover). */
 async function signSelfIssued(req: SecretsRequest<z.infer<typeof CertificateBody>>): Promise<SecretsResponse> {
-  const ca = await requireCa(req);
+  const ca = await requireCa(req.store);
   const given = parseCertificate('certificate', req.body.certificate);
   if (!Buffer.from(given.subjectName.toArrayBuffer()).equals(Buffer.from(given.issuerName.toArrayBuffer()))) throw badInput('given certificate is not self-issued');
   if (!isCa(given)) throw badInput('given certificate is not a CA certificate');
   const cert = await signCertificate({
     serial: given.serialNumber,
     subject: given.subjectName,
-    issuer: ca.cert.subjectName,
+    issuer: ca.cert,
     notBefore: given.notBefore,
     notAfter: given.notAfter,
     spki: Buffer.from(given.publicKey.rawData),

@@ -1,14 +1,17 @@
 import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { checkNames, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
-import { PkiRole, readRole, RoleBody, checkRole } from './roles';
-import { Ca, chainOf, putCert, readCa, readUrls } from './store';
-import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
 import {
-  colonSerial, exportPrivateKey, generateKey, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, sanExtension, signCertificate, SignedCert, x509,
-} from './x509';
+  authorityInfoAccess, basicConstraints, certificatePolicies, crlDistributionPoints, extendedKeyUsage, keyUsage, RawExtension, subjectAltName,
+} from './extensions';
+import { generateIssuedKey } from './keys';
+import { checkNames, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
+import { PkiRole, RoleBody, checkRole } from './roles';
+import { Ca, chainOf, putCert, readCa, readRole, readUrls, UrlsConfig } from './store';
+import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
+import { CertParams, colonSerial, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, privateKeyText, signCertificate, SignedCert, x509 } from './x509';
 import { commaList, duration, flexibleBoolean } from '../../core/durations';
 import { badInput } from '../../core/request';
+import { MountStore } from '../../core/store';
 import { SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
 
@@ -115,20 +118,26 @@ export function validity(
   return { notAfter, warnings };
 }
 
-/** CRL distribution points and issuing-certificate URLs of config/urls. */
-export async function urlExtensions(req: SecretsRequest): Promise<x509.Extension[]> {
-  const urls = await readUrls(req.store);
-  const out: x509.Extension[] = [];
-  if (urls.crl_distribution_points.length) out.push(new x509.CRLDistributionPointsExtension(urls.crl_distribution_points));
-  if (urls.issuing_certificates.length || urls.ocsp_servers.length) {
-    out.push(new x509.AuthorityInfoAccessExtension({ caIssuers: urls.issuing_certificates, ocsp: urls.ocsp_servers }));
+const urlExtensionsOf = new WeakMap<UrlsConfig, RawExtension[]>();
+
+/** CRL distribution points and issuing-certificate URLs of config/urls (made once per stored config). */
+export async function urlExtensions(store: MountStore): Promise<RawExtension[]> {
+  const urls = await readUrls(store);
+  let out = urlExtensionsOf.get(urls);
+  if (!out) {
+    out = [];
+    if (urls.crl_distribution_points.length) out.push(crlDistributionPoints(urls.crl_distribution_points));
+    if (urls.issuing_certificates.length || urls.ocsp_servers.length) out.push(authorityInfoAccess(urls.ocsp_servers, urls.issuing_certificates));
+    urlExtensionsOf.set(urls, out);
   }
   return out;
 }
 
-export async function requireCa(req: SecretsRequest): Promise<Ca> {
-  const ca = await readCa(req.store);
-  if (!ca) throw badInput('backend must be configured with a CA certificate/key (root/generate, intermediate/set-signed or config/ca)');
+const noCa = () => badInput('backend must be configured with a CA certificate/key (root/generate, intermediate/set-signed or config/ca)');
+
+export async function requireCa(store: MountStore): Promise<Ca> {
+  const ca = await readCa(store);
+  if (!ca) throw noCa();
   return ca;
 }
 
@@ -147,63 +156,110 @@ export function certificateData(format: 'pem' | 'der' | 'pem_bundle', cert: Sign
   return data;
 }
 
+/** What issuing and signing read: the role (when named), the CA and the URL extensions. */
+interface IssuingState {
+  readonly role?: PkiRole;
+  readonly ca?: Ca;
+  readonly urls: readonly RawExtension[];
+}
+
+/**
+ * Reads the issuing state in a read-only transaction of its own. These routes run outside the
+ * request's transactions (`ownTransactions`): key generation and signing never hold the database,
+ * and a `no_store` certificate without a lease needs no write transaction at all.
+ */
+function issuingState(req: SecretsRequest, roleName: string | undefined): Promise<IssuingState> {
+  return req.engine.storage.tx(async (db) => {
+    const store = req.core.store(db, req.mount);
+    return {
+      role: roleName === undefined ? undefined : await readRole(store, roleName),
+      ca: await readCa(store),
+      urls: await urlExtensions(store),
+    };
+  }, { readOnly: true });
+}
+
+/** The issuing state of a route naming a role (`:role`): unknown roles are refused. */
+async function withRole(req: SecretsRequest): Promise<IssuingState & { role: PkiRole }> {
+  const state = await issuingState(req, req.params.role);
+  if (!state.role) throw badInput(`unknown role: ${req.params.role}`);
+  return state as IssuingState & { role: PkiRole };
+}
+
+function caOf(state: IssuingState): Ca {
+  if (!state.ca) throw noCa();
+  return state.ca;
+}
+
+const roleExtensionsOf = new WeakMap<PkiRole, { beforeNames: RawExtension[]; afterNames: RawExtension[] }>();
+
+/** The extensions a role fixes (basic constraints, usages, policies), made once per stored role. */
+function roleExtensions(role: PkiRole) {
+  let found = roleExtensionsOf.get(role);
+  if (!found) {
+    const eku = [
+      ...(role.server_flag ? [EXT_KEY_USAGES.ServerAuth] : []),
+      ...(role.client_flag ? [EXT_KEY_USAGES.ClientAuth] : []),
+      ...(role.code_signing_flag ? [EXT_KEY_USAGES.CodeSigning] : []),
+      ...(role.email_protection_flag ? [EXT_KEY_USAGES.EmailProtection] : []),
+      ...role.ext_key_usage.map((n) => EXT_KEY_USAGES[n]),
+      ...role.ext_key_usage_oids,
+    ];
+    found = {
+      beforeNames: [
+        ...(role.basic_constraints_valid_for_non_ca ? [basicConstraints(false, undefined, true)] : []),
+        ...(role.key_usage.length ? [keyUsage(keyUsageFlags(role.key_usage), true)] : []),
+        ...(eku.length ? [extendedKeyUsage([...new Set(eku)])] : []),
+      ],
+      afterNames: role.policy_identifiers.length ? [certificatePolicies(role.policy_identifiers)] : [],
+    };
+    // Roles read from storage are shared while unchanged; verbatim roles are made per request.
+    roleExtensionsOf.set(role, found);
+  }
+  return found;
+}
+
 interface LeafInput {
   readonly role: PkiRole;
   readonly names: RequestedNames;
   readonly subject: x509.JsonName | x509.Name;
-  readonly spki: Buffer;
+  readonly spki: CertParams['spki'];
   readonly ttl?: number;
 }
 
 /**
- * Builds, signs and (unless the role says `no_store`) stores a leaf certificate: the role's key
- * usages, extended key usages (flags, names and OIDs), policies, basic constraints, validity.
+ * Builds and signs a leaf certificate: the role's key usages, extended key usages (flags, names and
+ * OIDs), policies, basic constraints, validity.
  */
-async function issueLeaf(req: SecretsRequest, ca: Ca, input: LeafInput): Promise<{ cert: SignedCert; warnings: string[] }> {
+async function issueLeaf(req: SecretsRequest, state: IssuingState, input: LeafInput): Promise<{ cert: SignedCert; warnings: string[] }> {
   const { role } = input;
+  const ca = caOf(state);
   const { notAfter, warnings } = validity(req, ca, input.ttl, role.ttl, role.max_ttl);
-  const extensions: x509.Extension[] = [];
-  if (role.basic_constraints_valid_for_non_ca) extensions.push(new x509.BasicConstraintsExtension(false, undefined, true));
-  if (role.key_usage.length) extensions.push(new x509.KeyUsagesExtension(keyUsageFlags(role.key_usage), true));
-  const eku = [
-    ...(role.server_flag ? [EXT_KEY_USAGES.ServerAuth] : []),
-    ...(role.client_flag ? [EXT_KEY_USAGES.ClientAuth] : []),
-    ...(role.code_signing_flag ? [EXT_KEY_USAGES.CodeSigning] : []),
-    ...(role.email_protection_flag ? [EXT_KEY_USAGES.EmailProtection] : []),
-    ...role.ext_key_usage.map((n) => EXT_KEY_USAGES[n]),
-    ...role.ext_key_usage_oids,
-  ];
-  if (eku.length) extensions.push(new x509.ExtendedKeyUsageExtension([...new Set(eku)]));
+  const fixed = roleExtensions(role);
   const sans = sanEntries(input.names);
-  if (sans.length) extensions.push(sanExtension(sans));
-  if (role.policy_identifiers.length) extensions.push(new x509.CertificatePolicyExtension(role.policy_identifiers));
-  extensions.push(...(await urlExtensions(req)));
   const cert = await signCertificate({
     serial: newSerial(),
     subject: input.subject,
-    issuer: ca.cert.subjectName,
+    issuer: ca.cert,
     notBefore: new Date(req.now - role.not_before_duration * 1000),
     notAfter,
     spki: input.spki,
-    extensions,
+    extensions: [...fixed.beforeNames, ...(sans.length ? [subjectAltName(sans)] : []), ...fixed.afterNames, ...state.urls],
     signer: ca.key,
   });
-  if (!role.no_store) await putCert(req.store, cert);
   return { cert, warnings };
 }
 
-/** The response of issue and sign: data, warnings, and a lease when the role asks for one. */
+/**
+ * The response of issue and sign: data, warnings, a lease when the role asks for one, and the
+ * certificate stored with it unless the role says `no_store`.
+ */
 function issued(role: PkiRole, cert: SignedCert, data: Record<string, unknown>, warnings: string[], now: number): SecretsResponse {
-  const lease = role.generate_lease && !role.no_store
+  if (role.no_store) return { data, warnings };
+  const lease = role.generate_lease
     ? { ttl: Math.max(1, Math.ceil((cert.notAfter.getTime() - now) / 1000)), renewable: false, internal: { serial: colonSerial(cert.serialNumber) } }
     : undefined;
-  return { data, warnings, lease };
-}
-
-async function roleFor(req: SecretsRequest): Promise<PkiRole> {
-  const role = await readRole(req, req.params.role);
-  if (!role) throw badInput(`unknown role: ${req.params.role}`);
-  return role;
+  return { data, warnings, lease, writes: (store) => putCert(store, cert) };
 }
 
 function commonNameOf(role: PkiRole, given: string | undefined, fromCsr?: string): string {
@@ -217,17 +273,18 @@ function commonNameOf(role: PkiRole, given: string | undefined, fromCsr?: string
 const subjectFromRole = (role: PkiRole, cn: string, serial?: string) => subjectOf({ ...role, serial_number: serial || role.serial_number }, cn);
 
 async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
-  const role = await roleFor(req);
+  const state = await withRole(req);
+  const { role } = state;
   if (role.key_type === 'any') throw badInput('role key type "any" not allowed for issuing certificates, only signing');
-  const ca = await requireCa(req);
+  const ca = caOf(state);
   const b = req.body;
   const cn = commonNameOf(role, b.common_name);
   const names = withCommonName(requestedNames(b), cn, b.exclude_cn_from_sans);
   checkNames(role, names, false);
-  const keys = await generateKey(role.key_type, keyBits('key_bits', role.key_type, role.key_bits));
-  const spki = keys.publicKey.export({ type: 'spki', format: 'der' });
-  const { cert, warnings } = await issueLeaf(req, ca, { role, names, subject: subjectFromRole(role, cn, b.serial_number), spki, ttl: b.ttl });
-  const privateKey = exportPrivateKey(keys.privateKey, b.private_key_format, b.format === 'der' ? 'der' : 'pem');
+  const key = await generateIssuedKey(role.key_type, keyBits('key_bits', role.key_type, role.key_bits), b.private_key_format === 'pkcs8');
+  const subject = subjectFromRole(role, cn, b.serial_number);
+  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki: key.spki, ttl: b.ttl });
+  const privateKey = privateKeyText(key.privateKey, key.label, b.format === 'der' ? 'der' : 'pem');
   return issued(role, cert, {
     ...certificateData(b.format, cert, chainOf(ca), privateKey),
     private_key: privateKey,
@@ -252,8 +309,8 @@ function checkCsrKey(role: PkiRole, key: KeyObject): void {
   if (type === 'ec' && bits !== role.key_bits) throw badInput(`role requires EC key size ${role.key_bits}, but the CSR has ${bits}`);
 }
 
-async function sign(req: SecretsRequest<SignBody>, role: PkiRole, verbatim: boolean): Promise<SecretsResponse> {
-  const ca = await requireCa(req);
+async function sign(req: SecretsRequest<SignBody>, state: IssuingState, role: PkiRole, verbatim: boolean): Promise<SecretsResponse> {
+  const ca = caOf(state);
   const b = req.body;
   const { csr, publicKey, spki } = parseCsr('csr', b.csr);
   checkCsrKey(role, publicKey);
@@ -263,7 +320,7 @@ async function sign(req: SecretsRequest<SignBody>, role: PkiRole, verbatim: bool
   const names = withCommonName(verbatim ? base : { ...base, others: requestedNames(b).others }, cn, b.exclude_cn_from_sans || verbatim);
   checkNames(role, names, verbatim);
   const subject = verbatim ? csr.subjectName : subjectFromRole(role, cn, b.serial_number);
-  const { cert, warnings } = await issueLeaf(req, ca, { role, names, subject, spki, ttl: b.ttl });
+  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki, ttl: b.ttl });
   return issued(role, cert, certificateData(b.format, cert, chainOf(ca)), warnings, req.now);
 }
 
@@ -271,8 +328,7 @@ async function sign(req: SecretsRequest<SignBody>, role: PkiRole, verbatim: bool
  * The role of sign-verbatim: any name, the CSR's subject and SANs, usages from the request; TTLs,
  * lease and storage from the named role when there is one (the public service's rules).
  */
-async function verbatimRole(req: SecretsRequest<z.infer<typeof VerbatimBody>>): Promise<PkiRole> {
-  const named = req.params.role ? await roleFor(req) : undefined;
+function verbatimRole(req: SecretsRequest<z.infer<typeof VerbatimBody>>, named: PkiRole | undefined): PkiRole {
   const b = req.body;
   const base = checkRole(RoleBody.parse({
     allow_any_name: true,
@@ -291,10 +347,23 @@ async function verbatimRole(req: SecretsRequest<z.infer<typeof VerbatimBody>>): 
   return { ...base, ttl, max_ttl, generate_lease, no_store, not_before_duration };
 }
 
-/** `issue/:role`, `sign/:role`, `sign-verbatim(/:role)`. */
+async function signVerbatim(req: SecretsRequest<z.infer<typeof VerbatimBody>>): Promise<SecretsResponse> {
+  const state = req.params.role ? await withRole(req) : await issuingState(req, undefined);
+  return sign(req, state, verbatimRole(req, state.role), true);
+}
+
+/** `issue/:role`, `sign/:role`, `sign-verbatim(/:role)`: outside transactions (see issuingState). */
 export const issueRoutes: EngineRoute[] = [
-  { pattern: 'issue/:role', body: IssueBody, write: issue },
-  { pattern: 'sign/:role', body: SignBody, write: async (req) => sign(req, await roleFor(req), false) },
-  { pattern: 'sign-verbatim', body: VerbatimBody, write: async (req) => sign(req, await verbatimRole(req), true) },
-  { pattern: 'sign-verbatim/:role', body: VerbatimBody, write: async (req) => sign(req, await verbatimRole(req), true) },
+  { pattern: 'issue/:role', body: IssueBody, ownTransactions: ['update'], write: issue },
+  {
+    pattern: 'sign/:role',
+    body: SignBody,
+    ownTransactions: ['update'],
+    write: async (req) => {
+      const state = await withRole(req);
+      return sign(req, state, state.role, false);
+    },
+  },
+  { pattern: 'sign-verbatim', body: VerbatimBody, ownTransactions: ['update'], write: signVerbatim },
+  { pattern: 'sign-verbatim/:role', body: VerbatimBody, ownTransactions: ['update'], write: signVerbatim },
 ];

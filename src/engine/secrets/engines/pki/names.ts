@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
+import type { SanEntry } from './extensions';
 import type { PkiRole } from './roles';
-import type { SanEntry } from './x509';
 import { badInput } from '../../core/request';
 
 /** A DNS name as the public service's `enforce_hostnames` accepts it (labels of letters, digits, hyphens). */

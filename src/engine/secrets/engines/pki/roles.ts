@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readRole } from './store';
 import { KEY_USAGES, EXT_KEY_USAGES, checkOid, usageName } from './usages';
 import { keyBits, KeyType } from './x509';
 import { commaList, duration, flexibleBoolean, flexibleInt } from '../../core/durations';
@@ -61,10 +62,6 @@ export function roleName(req: SecretsRequest): string {
   return name;
 }
 
-export async function readRole(req: Pick<SecretsRequest, 'store'>, name: string): Promise<PkiRole | undefined> {
-  return req.store.get<PkiRole>(`roles/${name}`);
-}
-
 /** Checks a written role and fills in its derived defaults. */
 export function checkRole(b: z.infer<typeof RoleBody>): PkiRole {
   const ttl = b.ttl ?? 0;
@@ -101,7 +98,7 @@ export const roleRoutes: EngineRoute[] = [
     body: RoleBody,
     exists: async (req) => NAME.test(req.params.name) && req.store.exists(`roles/${req.params.name}`),
     read: async (req) => {
-      const role = await readRole(req, roleName(req));
+      const role = await readRole(req.store, roleName(req));
       if (!role) throw missing();
       return { data: shown(role) };
     },

@@ -1,6 +1,8 @@
 import { KeyObject } from 'node:crypto';
-import { CrlEntry, keyIdentifier, parsePrivateKey, pem, serialKey, signCrl, SignedCert, x509 } from './x509';
-import { MountStore } from '../../core/store';
+import { keyIdentifier } from './extensions';
+import type { PkiRole } from './roles';
+import { CrlEntry, parsePrivateKey, pem, serialKey, signCrl, SignedCert, x509 } from './x509';
+import { MountStore, SealedMemo } from '../../core/store';
 
 /**
  * What the PKI engine keeps in its mount's sealed storage (every value encrypted by the barrier):
@@ -46,28 +48,27 @@ export interface CrlConfig {
 export const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false };
 export const EMPTY_URLS: UrlsConfig = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
 
-/** A CA as the issuing code uses it: parsed certificate and key (parsing cached per key). */
+/** A CA as the issuing code uses it: parsed certificate and key. */
 export interface Ca {
   readonly bundle: CaBundle;
   readonly cert: x509.X509Certificate;
   readonly key: KeyObject;
 }
 
-const parsed = new Map<string, { cert: x509.X509Certificate; key: KeyObject }>();
+// Opened and parsed once per process while unchanged (MountStore.getMemo): issuing reads them every time.
+const cas = new SealedMemo<Ca>(32);
+const roles = new SealedMemo<PkiRole>(1024);
+const urls = new SealedMemo<UrlsConfig>(32);
 
-export async function readCa(store: MountStore): Promise<Ca | undefined> {
-  const bundle = await store.get<CaBundle>('ca');
-  if (!bundle) return undefined;
-  const cacheKey = bundle.certificate + bundle.privateKey;
-  let hit = parsed.get(cacheKey);
-  if (!hit) {
-    hit = { cert: new x509.X509Certificate(bundle.certificate), key: parsePrivateKey('ca', bundle.privateKey) };
-    // A handful of CAs per process: keep the cache small.
-    if (parsed.size >= 32) parsed.delete(parsed.keys().next().value!);
-    parsed.set(cacheKey, hit);
-  }
-  return { bundle, ...hit };
+export function readCa(store: MountStore): Promise<Ca | undefined> {
+  return store.getMemo('ca', cas, (bundle: CaBundle) => ({
+    bundle,
+    cert: new x509.X509Certificate(bundle.certificate),
+    key: parsePrivateKey('ca', bundle.privateKey),
+  }));
 }
+
+export const readRole = (store: MountStore, name: string) => store.getMemo(`roles/${name}`, roles);
 
 /** The CA's PEM chain: its certificate, then the ones above it. */
 export const chainOf = (ca: Ca) => [ca.bundle.certificate, ...ca.bundle.chain];
@@ -78,7 +79,7 @@ export async function putCert(store: MountStore, cert: SignedCert): Promise<void
 }
 
 export async function readUrls(store: MountStore): Promise<UrlsConfig> {
-  return { ...EMPTY_URLS, ...(await store.get<UrlsConfig>('config/urls')) };
+  return (await store.getMemo('config/urls', urls, (stored: UrlsConfig) => ({ ...EMPTY_URLS, ...stored }))) ?? EMPTY_URLS;
 }
 
 export async function readCrlConfig(store: MountStore): Promise<CrlConfig> {
@@ -110,7 +111,7 @@ export async function rebuildCrl(store: MountStore, now: number): Promise<void> 
     nextUpdate: new Date(now + config.expiry * 1000),
     entries,
   });
-  await store.put('crl', { number, der: Buffer.from(crl.rawData).toString('base64'), issuerKeyId: keyIdentifier(ca.cert.publicKey.rawData) });
+  await store.put('crl', { number, der: Buffer.from(crl.rawData).toString('base64'), issuerKeyId: keyIdentifier(Buffer.from(ca.cert.publicKey.rawData)).toString('hex') });
 }
 
 export async function readCrlDer(store: MountStore): Promise<Buffer | undefined> {

@@ -1,27 +1,30 @@
 import './reflect';
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomBytes, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomFillSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { promisify } from 'node:util';
-import { AsnConvert, AsnUtf8StringConverter, OctetString } from '@peculiar/asn1-schema';
+import { AsnConvert, AsnIntegerBigIntConverter } from '@peculiar/asn1-schema';
 import * as asn1 from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
+import { RawData } from 'asn1js';
+import { asnExtension, authorityKeyIdentifier, keyIdentifier, RawExtension, subjectKeyIdentifier } from './extensions';
 import { badInput } from '../../core/request';
 
 export { x509 };
 
 /**
- * Certificates, CSRs and CRLs are built by @peculiar/x509 and signed with node:crypto keys: the
- * library hands the to-be-signed bytes to a crypto provider, and this one signs with a KeyObject.
- * That keeps every key type node:crypto knows (P-224 included, which WebCrypto lacks) and saves a
- * key import per request.
+ * Certificates are built from @peculiar/asn1-x509's structures (TBSCertificate, Name, Extension...),
+ * serialized by @peculiar/asn1-schema and signed with node:crypto keys; CSRs and CRLs (rare) are
+ * built by @peculiar/x509 through a crypto provider that signs with a KeyObject. Parsing is the
+ * library's everywhere. node:crypto keeps every key type it knows (P-224 included, which WebCrypto
+ * lacks) and a CA key is imported once, not per request.
  */
 
 export type KeyType = 'rsa' | 'ec' | 'ed25519';
 
-const CURVES: Record<number, { node: string; web: string; hash: string }> = {
-  224: { node: 'secp224r1', web: 'P-224', hash: 'SHA-256' },
-  256: { node: 'prime256v1', web: 'P-256', hash: 'SHA-256' },
-  384: { node: 'secp384r1', web: 'P-384', hash: 'SHA-384' },
-  521: { node: 'secp521r1', web: 'P-521', hash: 'SHA-512' },
+export const CURVES: Record<number, { node: string; web: string; hash: string; oid: string }> = {
+  224: { node: 'secp224r1', web: 'P-224', hash: 'SHA-256', oid: '1.3.132.0.33' },
+  256: { node: 'prime256v1', web: 'P-256', hash: 'SHA-256', oid: '1.2.840.10045.3.1.7' },
+  384: { node: 'secp384r1', web: 'P-384', hash: 'SHA-384', oid: '1.3.132.0.34' },
+  521: { node: 'secp521r1', web: 'P-521', hash: 'SHA-512', oid: '1.3.132.0.35' },
 };
 x509.AsnEcSignatureFormatter.namedCurveSize.set('P-224', 28);
 
@@ -46,6 +49,7 @@ export interface KeyPair {
 }
 
 const generate = promisify(generateKeyPair) as (type: string, options: object) => Promise<KeyPair>;
+const signInPool = promisify(nodeSign) as (digest: string | null, data: Buffer, key: KeyObject) => Promise<Buffer>;
 
 export function generateKey(type: KeyType, bits: number): Promise<KeyPair> {
   if (type === 'rsa') return generate('rsa', { modulusLength: bits });
@@ -70,18 +74,26 @@ export function keyInfo(key: KeyObject): { type: KeyType; bits: number } {
   }
 }
 
-/** What the library's generators take as a signing key: the WebCrypto algorithm plus our KeyObject. */
+/** A CA key with what signing needs of it, made once per key. */
 interface NodeSigningKey {
+  /** The WebCrypto algorithm (the library's CSR and CRL generators take it). */
   readonly algorithm: { name: string; hash?: string; namedCurve?: string };
   readonly key: KeyObject;
   readonly spki: Buffer;
-  /** Its authority key identifier extension, made once. */
+  /** node:crypto's digest name; null for Ed25519. */
+  readonly digest: string | null;
+  /** The signature's AlgorithmIdentifier. */
+  readonly signatureAlgorithm: asn1.AlgorithmIdentifier;
+  /** Its authority key identifier extension. */
   readonly akid: x509.Extension;
 }
 
 const signingKeys = new WeakMap<KeyObject, NodeSigningKey>();
 
-/** A CA key in the form the generators take (cached per key: CA keys are parsed once and reused). */
+/** ecdsa-with-SHA256/384/512 (no parameters); sha256WithRSAEncryption (NULL parameters); Ed25519. */
+const SIGNATURE_OIDS: Record<string, string> = { 'SHA-256': '1.2.840.10045.4.3.2', 'SHA-384': '1.2.840.10045.4.3.3', 'SHA-512': '1.2.840.10045.4.3.4' };
+
+/** A CA key in the form signing takes (cached per key: CA keys are parsed once and reused). */
 function signingKey(privateKey: KeyObject): NodeSigningKey {
   const cached = signingKeys.get(privateKey);
   if (cached) return cached;
@@ -90,7 +102,18 @@ function signingKey(privateKey: KeyObject): NodeSigningKey {
   const algorithm = type === 'rsa'
     ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }
     : type === 'ec' ? { name: 'ECDSA', namedCurve: CURVES[bits].web, hash: CURVES[bits].hash } : { name: 'Ed25519' };
-  const key = { algorithm, key: privateKey, spki, akid: new x509.AuthorityKeyIdentifierExtension(keyIdentifier(spki)) };
+  const signatureAlgorithm = type === 'rsa'
+    ? new asn1.AlgorithmIdentifier({ algorithm: '1.2.840.113549.1.1.11', parameters: null })
+    : new asn1.AlgorithmIdentifier({ algorithm: type === 'ec' ? SIGNATURE_OIDS[CURVES[bits].hash] : '1.3.101.112' });
+  const akid = authorityKeyIdentifier(keyIdentifier(spki));
+  const key = {
+    algorithm,
+    key: privateKey,
+    spki,
+    digest: algorithm.hash ? algorithm.hash.replace('-', '').toLowerCase() : null,
+    signatureAlgorithm,
+    akid: new x509.Extension(akid.type, akid.critical, akid.value),
+  };
   signingKeys.set(privateKey, key);
   return key;
 }
@@ -119,10 +142,18 @@ const provider = {
 
 /** A positive 159-bit serial as lowercase hex (as the public service: 20 random bytes, top bit clear). */
 export function newSerial(): string {
-  const bytes = randomBytes(20);
+  // Drawn from a pooled buffer: one call into the CSPRNG per 256 serials instead of one each.
+  if (serialPoolAt === serialPool.length) {
+    randomFillSync(serialPool);
+    serialPoolAt = 0;
+  }
+  const bytes = Buffer.from(serialPool.subarray(serialPoolAt, (serialPoolAt += 20)));
   bytes[0] = (bytes[0] % 0x80) || 1;
   return bytes.toString('hex');
 }
+
+const serialPool = Buffer.alloc(20 * 256);
+let serialPoolAt = serialPool.length;
 
 /** `1a:2b:...`, the public service's form of a serial. */
 export function colonSerial(hex: string): string {
@@ -140,7 +171,9 @@ export const serialKey = (hex: string) => colonSerial(hex).replace(/:/g, '-');
 
 export function pem(type: string, der: Buffer | ArrayBuffer): string {
   const b64 = Buffer.from(der as ArrayBuffer).toString('base64');
-  return `-----BEGIN ${type}-----\n${b64.match(/.{1,64}/g)!.join('\n')}\n-----END ${type}-----`;
+  let body = '';
+  for (let i = 0; i < b64.length; i += 64) body += `${b64.slice(i, i + 64)}\n`;
+  return `-----BEGIN ${type}-----\n${body}-----END ${type}-----`;
 }
 
 /** The PEM blocks of a text, in order. */
@@ -174,61 +207,33 @@ export function parsePrivateKey(field: string, text: string): KeyObject {
   }
 }
 
+/** A private key as a response shows it: PEM, or base64 DER for `format=der`. */
+export const privateKeyText = (der: Buffer, label: string, encoding: 'pem' | 'der') => (encoding === 'der' ? der.toString('base64') : pem(label, der));
+
 /** The private key in the public service's formats: `der` is PKCS#1/SEC1 (PKCS#8 for ed25519). */
 export function exportPrivateKey(key: KeyObject, keyFormat: 'der' | 'pkcs8' | '', encoding: 'pem' | 'der'): string {
   const { type } = keyInfo(key);
-  const der = keyFormat !== 'pkcs8' && type !== 'ed25519'
-    ? key.export({ type: type === 'rsa' ? 'pkcs1' : 'sec1', format: 'der' })
-    : key.export({ type: 'pkcs8', format: 'der' });
-  if (encoding === 'der') return der.toString('base64');
-  const label = keyFormat !== 'pkcs8' && type !== 'ed25519' ? (type === 'rsa' ? 'RSA PRIVATE KEY' : 'EC PRIVATE KEY') : 'PRIVATE KEY';
-  return pem(label, der);
+  const pkcs8 = keyFormat === 'pkcs8' || type === 'ed25519';
+  const der = key.export(pkcs8 ? { type: 'pkcs8', format: 'der' } : { type: type === 'rsa' ? 'pkcs1' : 'sec1', format: 'der' });
+  return privateKeyText(der, pkcs8 ? 'PRIVATE KEY' : type === 'rsa' ? 'RSA PRIVATE KEY' : 'EC PRIVATE KEY', encoding);
 }
 
 /** The private key sealed in storage: PKCS#8 PEM. */
 export const storedKey = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 
-/** The key identifier of RFC 5280 4.2.1.2 method 1 (SHA-1 of the public key bits), as the public service. */
-export function keyIdentifier(spki: Buffer | ArrayBuffer | asn1.SubjectPublicKeyInfo): string {
-  const info = spki instanceof asn1.SubjectPublicKeyInfo ? spki : AsnConvert.parse(spki, asn1.SubjectPublicKeyInfo);
-  return createHash('sha1').update(Buffer.from(info.subjectPublicKey)).digest('hex');
-}
-
-export type SanEntry =
-  | { readonly type: 'dns' | 'email' | 'ip' | 'url'; readonly value: string }
-  | { readonly type: 'other'; readonly oid: string; readonly value: string };
-
-/** The subjectAltName extension (otherName values as UTF8String, as the public service). */
-export function sanExtension(sans: readonly SanEntry[]): x509.Extension {
-  const names = sans.map((s) => {
-    if (s.type === 'other') {
-      const value = AsnConvert.serialize(AsnUtf8StringConverter.toASN(s.value));
-      return new asn1.GeneralName({ otherName: new asn1.OtherName({ typeId: s.oid, value }) });
-    }
-    return AsnConvert.parse(new x509.GeneralName(s.type, s.value).rawData, asn1.GeneralName);
-  });
-  return new x509.Extension(asn1.id_ce_subjectAltName, false, AsnConvert.serialize(new asn1.GeneralNames(names)));
-}
-
-/** nameConstraints with permitted DNS subtrees (`permitted_dns_domains`), critical as RFC 5280 asks. */
-export function nameConstraintsExtension(domains: readonly string[]): x509.Extension {
-  const permitted = new asn1.GeneralSubtrees(domains.map((d) => new asn1.GeneralSubtree({ base: new asn1.GeneralName({ dNSName: d }) })));
-  return new x509.Extension(asn1.id_ce_nameConstraints, true, AsnConvert.serialize(new asn1.NameConstraints({ permittedSubtrees: permitted })));
-}
-
 export interface CertParams {
   readonly serial: string;
   readonly subject: x509.JsonName | x509.Name;
-  /** The issuer's subject (the subject itself when self-signed). */
-  readonly issuer?: x509.Name;
+  /** The issuing CA's certificate (none when self-signed): its subject becomes the issuer, byte for byte. */
+  readonly issuer?: x509.X509Certificate;
   readonly notBefore: Date;
   readonly notAfter: Date;
-  readonly spki: Buffer;
-  readonly extensions: readonly x509.Extension[];
+  /** The subject's SubjectPublicKeyInfo: DER, or the library's structure. */
+  readonly spki: Buffer | asn1.SubjectPublicKeyInfo;
+  readonly extensions: readonly RawExtension[];
   readonly signer: KeyObject;
 }
 
-/** Builds and signs a certificate; adds the subject and authority key identifiers. */
 /** A signed certificate: its DER and PEM, and the fields the engine stores and shows. */
 export interface SignedCert {
   readonly der: Buffer;
@@ -247,73 +252,103 @@ export const signedOf = (cert: x509.X509Certificate): SignedCert => ({
 
 const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 const NAME_OIDS: Record<string, string> = { C: '2.5.4.6', ST: '2.5.4.8', L: '2.5.4.7', O: '2.5.4.10', OU: '2.5.4.11', CN: '2.5.4.3' };
-const asnNames = new WeakMap<x509.Name, asn1.Name>();
 
 /**
- * A name as the certificate's ASN.1 type: PrintableString where the text allows it, else
- * UTF8String (as Go writes names). Parsed names are cached per object (a CA's issuer name).
+ * A name: PrintableString where the text allows it, else UTF8String (as Go writes names); each
+ * entry one RDN holding all its values in the order given.
  */
 function asnName(name: x509.JsonName | x509.Name): asn1.Name {
-  if (name instanceof x509.Name) {
-    let found = asnNames.get(name);
-    if (!found) asnNames.set(name, (found = AsnConvert.parse(name.toArrayBuffer(), asn1.Name)));
-    return found;
-  }
-  return new asn1.Name(
-    name.map((rdn) => new asn1.RelativeDistinguishedName(
-      Object.entries(rdn).flatMap(([type, values]) => values.map((v) => new asn1.AttributeTypeAndValue({
-        type: NAME_OIDS[type] ?? type,
-        value: new asn1.AttributeValue(PRINTABLE.test(v) ? { printableString: v } : { utf8String: v }),
-      }))),
-    )),
-  );
+  if (name instanceof x509.Name) return AsnConvert.parse(name.toArrayBuffer(), asn1.Name);
+  return new asn1.Name(name.map((rdn) => new asn1.RelativeDistinguishedName(Object.entries(rdn).flatMap(([type, values]) =>
+    values.map((v) => new asn1.AttributeTypeAndValue({
+      type: NAME_OIDS[type] ?? type,
+      value: new asn1.AttributeValue(PRINTABLE.test(v) ? { printableString: v } : { utf8String: v }),
+    }))))));
 }
 
-const algorithms = new x509.AlgorithmProvider();
+/** Bytes already encoded, written into the enclosing structure as they are (asn1js's RawData only returns them). */
+class EncodedBytes extends RawData {
+  override toBER(sizeOnly?: boolean, writer?: { write(data: ArrayBuffer): void }): ArrayBuffer {
+    const data = super.toBER(sizeOnly);
+    writer?.write(data);
+    return data;
+  }
+}
 
 /**
- * Builds and signs a certificate with the ASN.1 types of @peculiar/asn1-x509 (the library's own
- * generator parses every part back, five times the cost per certificate); adds the subject and
- * authority key identifiers.
+ * A structure already serialized, which the serializer nests as its bytes: the Certificate takes the
+ * signed TBSCertificate as signed (serializing it again would double the cost of a certificate).
  */
+class Serialized {
+  constructor(private readonly der: ArrayBuffer) {}
+  toASN() {
+    return new EncodedBytes({ data: this.der });
+  }
+  fromASN(): this {
+    throw new Error('Serialized is for writing only');
+  }
+}
+
+const serializedOf = new WeakMap<object, Serialized>();
+
+/**
+ * A structure serialized once for an object that does not change and nested as those bytes after:
+ * what certificates repeat (the CA's subject as the issuer, its signature algorithm and key
+ * identifier, a role's and the URLs' extensions) is converted by asn1js once, not per certificate.
+ */
+function serializedOnce(owner: object, structure: () => unknown): Serialized {
+  let found = serializedOf.get(owner);
+  if (!found) serializedOf.set(owner, (found = new Serialized(AsnConvert.serialize(structure()))));
+  return found;
+}
+
+/** The issuer of a certificate a CA signs: the CA's subject as encoded in its certificate. */
+const issuerOf = (ca: x509.X509Certificate) => serializedOnce(ca, () => AsnConvert.parse(ca.rawData, asn1.Certificate).tbsCertificate.subject);
+
+/** A serial in hex as a positive INTEGER's content octets (a leading zero when the top bit is set). */
+const serialOctets = (hex: string) => AsnIntegerBigIntConverter.toASN(BigInt(`0x${hex || '0'}`)).valueBlock.valueHexView;
+
+/** Builds and signs a certificate (RFC 5280 4.1); adds the subject and authority key identifiers. */
 export async function signCertificate(p: CertParams): Promise<SignedCert> {
   const key = signingKey(p.signer);
-  const subject = asnName(p.subject);
-  const spki = AsnConvert.parse(p.spki, asn1.SubjectPublicKeyInfo);
-  const extensions = [...p.extensions, new x509.SubjectKeyIdentifierExtension(keyIdentifier(spki)), key.akid];
-  const algorithm = algorithms.toAsnAlgorithm(key.algorithm as never);
-  const tbs = new asn1.TBSCertificate({
+  const algorithm = serializedOnce(key.signatureAlgorithm, () => key.signatureAlgorithm);
+  const subject = new Serialized(AsnConvert.serialize(asnName(p.subject)));
+  const spki = Buffer.isBuffer(p.spki) ? AsnConvert.parse(p.spki, asn1.SubjectPublicKeyInfo) : p.spki;
+  const serial = serialOctets(p.serial);
+  const extensions = [...p.extensions, subjectKeyIdentifier(keyIdentifier(spki)), key.akid];
+  const tbsCertificate = new asn1.TBSCertificate({
     version: asn1.Version.v3,
-    serialNumber: arrayBuffer(Buffer.from(p.serial.length % 2 ? `0${p.serial}` : p.serial, 'hex')),
-    signature: algorithm,
-    issuer: p.issuer ? asnName(p.issuer) : subject,
+    serialNumber: arrayBuffer(Buffer.from(serial)),
+    signature: algorithm as never,
+    issuer: (p.issuer ? issuerOf(p.issuer) : subject) as never,
     validity: new asn1.Validity({ notBefore: p.notBefore, notAfter: p.notAfter }),
-    subject,
+    subject: subject as never,
     subjectPublicKeyInfo: spki,
-    // The extensions' encoded values as they are: parsing each back would cost more than building it.
-    extensions: new asn1.Extensions(extensions.map((e) => new asn1.Extension({
-      extnID: e.type,
-      critical: e.critical,
-      extnValue: new OctetString(e.value),
-    }))),
+    extensions: new asn1.Extensions(extensions.map((e) => serializedOnce(e, () => asnExtension(e)) as never)),
   });
-  const digest = key.algorithm.name === 'Ed25519' ? null : key.algorithm.hash!.replace('-', '').toLowerCase();
-  const signatureValue = nodeSign(digest, Buffer.from(AsnConvert.serialize(tbs)), { key: key.key, dsaEncoding: 'der' });
-  const cert = new asn1.Certificate({ tbsCertificate: tbs, signatureAlgorithm: algorithm, signatureValue: arrayBuffer(signatureValue) });
+  const tbs = Buffer.from(AsnConvert.serialize(tbsCertificate));
+  // In the thread pool, off the event loop. The KeyObject itself (DER signatures are the default): an
+  // options object costs node:crypto a failed type probe per call.
+  const signature = await signInPool(key.digest, tbs, key.key);
+  const cert = new asn1.Certificate({
+    tbsCertificate: new Serialized(arrayBuffer(tbs)) as never,
+    signatureAlgorithm: algorithm as never,
+    signatureValue: arrayBuffer(signature),
+  });
   const der = Buffer.from(AsnConvert.serialize(cert));
   const notAfter = new Date(Math.floor(p.notAfter.getTime() / 1000) * 1000);
-  return { der, pem: pem('CERTIFICATE', der), serialNumber: Buffer.from(tbs.serialNumber).toString('hex'), notAfter };
+  return { der, pem: pem('CERTIFICATE', der), serialNumber: Buffer.from(serial).toString('hex'), notAfter };
 }
 
 /** A PKCS#10 request signed by the key (intermediate/generate). */
-export async function createCsr(subject: x509.JsonName, privateKey: KeyObject, extensions: readonly x509.Extension[]) {
+export async function createCsr(subject: x509.JsonName, privateKey: KeyObject, extensions: readonly RawExtension[]) {
   const key = signingKey(privateKey);
   return x509.Pkcs10CertificateRequestGenerator.create(
     {
       name: new x509.Name(subject),
       keys: { privateKey: key, publicKey: key } as never,
       signingAlgorithm: key.algorithm,
-      extensions: [...extensions],
+      extensions: extensions.map((e) => new x509.Extension(e.type, e.critical, e.value)),
     },
     provider,
   );
