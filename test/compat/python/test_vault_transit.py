@@ -1,9 +1,10 @@
 """hvac (unchanged) against Hangar's transit engine: keys, encrypt/decrypt, rotate, rewrap, data keys,
-sign/verify, HMAC, random, hash.
+sign/verify (also prehashed), HMAC, random, hash.
 
 Environment: VAULT_ADDR, VAULT_TOKEN.
 """
 import base64
+import hashlib
 import os
 import uuid
 
@@ -52,6 +53,15 @@ def test_signing_and_utilities(mount):
     sig = t.sign_data("signer", hash_input=b64("doc"), hash_algorithm="sha2-256", mount_point=path)["data"]["signature"]
     assert t.verify_signed_data("signer", b64("doc"), signature=sig, hash_algorithm="sha2-256", mount_point=path)["data"]["valid"]
     assert not t.verify_signed_data("signer", b64("other"), signature=sig, mount_point=path)["data"]["valid"]
+    # prehashed (RSA keys): the caller's SHA-256 digest of "doc" signs as "doc" itself.
+    t.create_key("rsa-signer", key_type="rsa-2048", mount_point=path)
+    digest = base64.b64encode(hashlib.sha256(b"doc").digest()).decode()
+    pre = t.sign_data("rsa-signer", hash_input=digest, hash_algorithm="sha2-256", prehashed=True, mount_point=path)["data"]["signature"]
+    assert t.verify_signed_data("rsa-signer", b64("doc"), signature=pre, hash_algorithm="sha2-256", mount_point=path)["data"]["valid"]
+    plain = t.sign_data("rsa-signer", hash_input=b64("doc"), hash_algorithm="sha2-256", mount_point=path)["data"]["signature"]
+    assert t.verify_signed_data("rsa-signer", digest, signature=plain, prehashed=True, mount_point=path)["data"]["valid"]
+    with pytest.raises(hvac.exceptions.InvalidRequest):
+        t.sign_data("rsa-signer", hash_input=b64("not a digest"), prehashed=True, mount_point=path)
     mac = t.generate_hmac("signer", b64("doc"), mount_point=path)["data"]["hmac"]
     assert t.verify_signed_data("signer", b64("doc"), hmac=mac, mount_point=path)["data"]["valid"]
     assert len(base64.b64decode(t.generate_random_bytes(n_bytes=24, mount_point=path)["data"]["random_bytes"])) == 24

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { createDecipheriv, createPublicKey, verify } from 'node:crypto';
+import { createDecipheriv, createHash, createPublicKey, verify } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -152,6 +152,75 @@ describe.each(STORAGE_KINDS)('transit engine (%s)', (kind) => {
     expect((await s.v('POST', 'transit/encrypt/new', { plaintext: input }, user)).status).toBe(403);
     const rsa = (await t('encrypt/rsa-2048', { plaintext: input })).ciphertext;
     expect((await t('decrypt/rsa-2048', { ciphertext: rsa })).plaintext).toBe(input);
+  });
+
+  test('prehashed: the digest of a message signs as the message does (node:crypto, OpenSSL), batch, errors', async () => {
+    const msg = Buffer.from('prehashed message');
+    const digest = (h: string) => createHash(h).update(msg).digest().toString('base64');
+    const input = msg.toString('base64');
+    const dir = mkdtempSync(join(tmpdir(), 'transit-ph-'));
+    const cases = [
+      { type: 'rsa-2048', hash: 'sha256', alg: 'sha2-256', extra: { signature_algorithm: 'pss' } },
+      { type: 'rsa-3072', hash: 'sha512', alg: 'sha2-512', extra: {} }, // PSS by default
+      { type: 'rsa-2048', hash: 'sha384', alg: 'sha2-384', extra: { signature_algorithm: 'pkcs1v15' } },
+    ];
+    try {
+      for (const { type, hash, alg, extra } of cases) {
+        const name = `ph-${type}`;
+        const pem = (await t(`keys/${name}`, { type })).keys['1'].public_key as string;
+        const opts = { ...extra, hash_algorithm: alg };
+        const { signature } = await t(`sign/${name}`, { ...opts, input: digest(hash), prehashed: true });
+        // The same signature verifies on the message itself: Hangar, node:crypto, OpenSSL.
+        expect((await t(`verify/${name}`, { ...opts, input, signature })).valid).toBe(true);
+        expect((await t(`verify/${name}`, { ...opts, input: digest(hash), signature, prehashed: true })).valid).toBe(true);
+        expect((await t(`verify/${name}`, { ...opts, input: createHash(hash).update('x').digest('base64'), signature, prehashed: 'true' })).valid).toBe(false);
+        const raw = Buffer.from(signature.split(':')[2], 'base64');
+        const pss = (opts as { signature_algorithm?: string }).signature_algorithm !== 'pkcs1v15'; // PSS is the default
+        expect(verify(hash, msg, { key: pem, padding: pss ? 6 : 1, saltLength: -2 }, raw)).toBe(true);
+        // A message signature verifies as prehashed, too.
+        const plain = (await t(`sign/${name}`, { ...opts, input })).signature;
+        expect((await t(`verify/${name}`, { ...opts, input: digest(hash), signature: plain, prehashed: true })).valid).toBe(true);
+        writeFileSync(join(dir, 'pub.pem'), pem);
+        writeFileSync(join(dir, 'msg'), msg);
+        writeFileSync(join(dir, 'sig'), raw);
+        const sigopt = pss ? ['-sigopt', 'rsa_padding_mode:pss', '-sigopt', 'rsa_pss_saltlen:-2'] : [];
+        const out = execFileSync('openssl', ['dgst', `-${hash}`, ...sigopt, '-verify', join(dir, 'pub.pem'), '-signature', join(dir, 'sig'), join(dir, 'msg')]).toString();
+        expect(out).toMatch(/Verified OK/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // batch: each item checked on its own; a wrong-size digest fails in its place.
+    const batch = await s.v('POST', 'transit/sign/ph-rsa-2048', {
+      prehashed: true,
+      signature_algorithm: 'pkcs1v15',
+      batch_input: [{ input: digest('sha256'), reference: 'a' }, { input: digest('sha384'), reference: 'b' }],
+    });
+    expect(batch.status).toBe(400);
+    const [ok, bad] = batch.body.data.batch_results;
+    expect(ok.reference).toBe('a');
+    expect(bad).toEqual({ error: expect.stringMatching(/input: .*sha2-256 digest of 32 bytes \(got 48\)/), reference: 'b' });
+    const checked = await t('verify/ph-rsa-2048', {
+      prehashed: true,
+      signature_algorithm: 'pkcs1v15',
+      batch_input: [{ input: digest('sha256'), signature: ok.signature }, { input: digest('sha512'), signature: ok.signature, reference: 'c' }],
+    }, 400);
+    expect(checked.batch_results[0]).toEqual({ valid: true });
+    expect(checked.batch_results[1].error).toMatch(/got 64/);
+    // single: a wrong-size digest is a 400 naming the field; EC and ed25519 keys refuse prehashed
+    // (node:crypto cannot sign a digest with them), for sign and verify alike.
+    const short = await s.v('POST', 'transit/sign/ph-rsa-2048', { input: b64('short'), prehashed: true });
+    expect(short.status).toBe(400);
+    expect(short.body.errors[0]).toMatch(/^input: .*32 bytes \(got 5\)/);
+    await t('keys/ph-ec', { type: 'ecdsa-p256' });
+    await t('keys/ph-ed', { type: 'ed25519' });
+    for (const [name, pattern] of [['ph-ec', /^prehashed: ecdsa-p256 keys sign the message itself/], ['ph-ed', /^prehashed: .*ed25519/]] as const) {
+      for (const op of ['sign', 'verify']) {
+        const refused = await s.v('POST', `transit/${op}/${name}`, { input: digest('sha256'), prehashed: true, signature: 'vault:v1:AAAA' });
+        expect(refused.status).toBe(400);
+        expect(refused.body.errors[0]).toMatch(pattern);
+      }
+    }
   });
 
   test('export, backup and restore, trim', async () => {

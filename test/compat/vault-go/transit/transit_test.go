@@ -1,9 +1,10 @@
 // Package transit drives Hangar's transit engine with the official Go client, unchanged: keys,
-// encrypt/decrypt (single and batch), rotate, rewrap, data keys, sign/verify, HMAC.
+// encrypt/decrypt (single and batch), rotate, rewrap, data keys, sign/verify (also prehashed), HMAC.
 // Environment: VAULT_ADDR, VAULT_TOKEN.
 package transit
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -57,6 +58,18 @@ func TestTransitEngine(t *testing.T) {
 	sig := write(t, c, mount+"/sign/signer", map[string]interface{}{"input": plain})["signature"]
 	if ok := write(t, c, mount+"/verify/signer", map[string]interface{}{"input": plain, "signature": sig})["valid"]; ok != true {
 		t.Fatalf("verify: %v", ok)
+	}
+	// prehashed: an RSA-PSS signature over the caller's SHA-256 digest verifies on the message.
+	write(t, c, mount+"/keys/rsa", map[string]interface{}{"type": "rsa-2048"})
+	sum := sha256.Sum256([]byte("hello"))
+	digest := base64.StdEncoding.EncodeToString(sum[:])
+	pre := write(t, c, mount+"/sign/rsa/sha2-256", map[string]interface{}{"input": digest, "prehashed": true})["signature"]
+	if ok := write(t, c, mount+"/verify/rsa/sha2-256", map[string]interface{}{"input": plain, "signature": pre})["valid"]; ok != true {
+		t.Fatalf("verify prehashed: %v", ok)
+	}
+	_, err = c.Logical().Write(mount+"/sign/rsa", map[string]interface{}{"input": plain, "prehashed": true})
+	if hangartest.StatusOf(err) != 400 {
+		t.Fatalf("short digest: %v", err)
 	}
 	mac := write(t, c, mount+"/hmac/signer/sha2-256", map[string]interface{}{"input": plain})["hmac"]
 	if ok := write(t, c, mount+"/verify/signer/sha2-256", map[string]interface{}{"input": plain, "hmac": mac})["valid"]; ok != true {

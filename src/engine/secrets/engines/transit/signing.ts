@@ -2,6 +2,7 @@ import { constants, createHash, createHmac, createPublicKey, randomBytes, sign, 
 import { z } from 'zod';
 import { b64, batched, keyVersion } from './input';
 import { canSign, isRsa, Keyring, keyringOf, KeyVersion, parseVersioned, privateKeyOf, versioned, versionFor, versionOf } from './keyring';
+import { checkDigest, signDigest, verifyDigest } from './prehash';
 import { flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
@@ -56,9 +57,14 @@ const hashOf = (req: SecretsRequest<SignOpts>) => req.params.hash_algorithm ?? r
 /** node's options for a key version and the request's signature settings. */
 function signingKey(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | undefined, pub: boolean) {
   if (!canSign(ring.type)) throw badInput(`key type ${ring.type} does not support signing`);
-  if (o.prehashed) throw badInput('prehashed: not supported by Hangar; send the input itself');
   const key = pub ? createPublicKey(privateKeyOf(v)) : privateKeyOf(v);
-  if (ring.type === 'ed25519') return { algorithm: null, key: { key } };
+  if (ring.type === 'ed25519') {
+    if (o.prehashed) throw badInput('prehashed: ed25519 keys sign the message itself (Ed25519ph is not supported); send the input unhashed');
+    return { algorithm: null, key: { key } };
+  }
+  if (o.prehashed && !isRsa(ring.type)) {
+    throw badInput(`prehashed: ${ring.type} keys sign the message itself (node:crypto cannot sign a precomputed digest with an EC key); send the input unhashed, or use an RSA key`);
+  }
   const algorithm = hashName('hash_algorithm', hash);
   if (isRsa(ring.type)) {
     const pss = (o.signature_algorithm ?? 'pss') === 'pss';
@@ -66,6 +72,31 @@ function signingKey(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | un
     return { algorithm, key: pss ? { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength } : { key, padding: constants.RSA_PKCS1_PADDING } };
   }
   return { algorithm, key: { key, dsaEncoding: o.marshaling_algorithm === 'jws' ? ('ieee-p1363' as const) : ('der' as const) } };
+}
+
+/** With `prehashed`, the input is the caller's digest, checked for the hash's size and signed as such. */
+function prehashed(o: SignOpts, algorithm: string, hash: string | undefined) {
+  const options = { hash: algorithm, pss: (o.signature_algorithm ?? 'pss') === 'pss' };
+  return (digest: Buffer) => {
+    checkDigest(algorithm, hash ?? 'sha2-256', digest);
+    return options;
+  };
+}
+
+/** The signing function of a key version for this request. */
+function signerOf(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | undefined): (input: Buffer) => Buffer {
+  const { algorithm, key } = signingKey(ring, v, o, hash, false);
+  if (!o.prehashed || algorithm === null) return (input) => sign(algorithm, input, key);
+  const options = prehashed(o, algorithm, hash);
+  return (input) => signDigest(key.key, input, options(input));
+}
+
+/** The verifying function of a key version for this request. */
+function verifierOf(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | undefined): (input: Buffer, sig: Buffer) => boolean {
+  const { algorithm, key } = signingKey(ring, v, o, hash, !o.prehashed);
+  if (!o.prehashed || algorithm === null) return (input, sig) => verify(algorithm, input, key, sig);
+  const options = prehashed(o, algorithm, hash);
+  return (input, sig) => verifyDigest(key.key, input, sig, options(input));
 }
 
 function hmacOf(ring: Keyring, v: KeyVersion, algorithm: string | undefined, input: Buffer): Buffer {
@@ -86,10 +117,10 @@ export const signingRoutes: EngineRoute[] = ['sign/:name', 'sign/:name/:hash_alg
   write: async (req: SecretsRequest<SignOpts>) => {
     const ring = await keyringOf(req as SecretsRequest);
     const [n, v] = versionFor(ring, req.body.key_version);
-    const { algorithm, key } = signingKey(ring, v, req.body, hashOf(req), false);
+    const signer = signerOf(ring, v, req.body, hashOf(req));
     const encoding = req.body.marshaling_algorithm === 'jws' ? 'base64url' : 'base64';
     return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => ({
-      signature: versioned(n, sign(algorithm, required(i.input, 'input'), key), encoding),
+      signature: versioned(n, signer(required(i.input, 'input')), encoding),
       key_version: n,
     }));
   },
@@ -110,8 +141,7 @@ signingRoutes.push(
           return { valid: want.length === mac.length && timingSafeEqual(want, mac) };
         }
         const [n, sig] = parseVersioned('signature', required(i.signature, 'signature'));
-        const { algorithm, key } = signingKey(ring, versionOf(ring, n), req.body, hashOf(req), true);
-        return { valid: verify(algorithm, input, key, sig) };
+        return { valid: verifierOf(ring, versionOf(ring, n), req.body, hashOf(req))(input, sig) };
       });
     },
   })),
