@@ -19,7 +19,8 @@ export async function openTransport(
   const engine = await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir });
   // No server may run on this directory, so nobody else finishes what is due (a namespace being
   // removed, expired leases and sessions): do one round first. Each job's lease keeps this from
-  // racing a server or another CLI process on the same file.
-  await engine.scheduler.runOnce();
+  // racing a server or another CLI process on the same file; it is given back after the round, so
+  // the next command (a deploy runs one per resource) does not find it held by a process now gone.
+  await engine.scheduler.runOnce({ releaseLeases: true });
   return Object.assign(new InProcessTransport(engine), { target: dataDir });
 }

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TerraformStack } from 'cdktf';
 import { KvMount, KvSecret, KvVersion, SecretsMount, TokenRole, TokenRoleTokenType, TransitKey, TransitKeyType } from '../../src';
+import { kvValueHash } from '../../src/reconcile/kv-value';
 import { decodePayload } from '../../src/reconcile/payload';
-import { kvValueHash } from '../../src/reconcile/secrets-kv-kinds';
 import { byPath, Synth, synth } from '../helpers/synth';
 
 function payloads(s: Synth) {

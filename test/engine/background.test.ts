@@ -31,6 +31,29 @@ describe.each(STORAGE_KINDS)('background jobs (%s)', (kind) => {
     }
   });
 
+  test('short-lived processes (the CLI) give their leases back after one round; a server keeps its own', async () => {
+    const storage = await freshStorage(kind);
+    const clock = new ManualClock();
+    const engines = await Promise.all([0, 1, 2].map(() => Engine.open({ storage: storage.config, dataDir: storage.dataDir, clock })));
+    const runs: string[] = [];
+    const job = (who: string) => ({ name: 'due', intervalMs: 60_000, run: async () => void runs.push(who) });
+    const [cli1, cli2, server] = engines.map((e, i) => new Scheduler(e, [job(['cli1', 'cli2', 'server'][i])]));
+    try {
+      // One CLI command after another: each runs the job at once, no lease left held.
+      await cli1.runOnce({ releaseLeases: true });
+      await cli2.runOnce({ releaseLeases: true });
+      expect(runs).toEqual(['cli1', 'cli2']);
+      // A server's lease is its own: the CLI skips the round (the server does the work) without waiting.
+      await server.runOnce();
+      await cli1.runOnce({ releaseLeases: true });
+      expect(runs).toEqual(['cli1', 'cli2', 'server']);
+    } finally {
+      for (const s of [cli1, cli2, server]) await s.stop();
+      for (const e of engines) await e.close();
+      await storage.cleanup();
+    }
+  });
+
   test('a failing round is logged and does not stop the next one', async () => {
     const storage = await freshStorage(kind);
     const engine = await Engine.open({ storage: storage.config, dataDir: storage.dataDir });

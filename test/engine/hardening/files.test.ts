@@ -115,7 +115,8 @@ describe('hardening: files at rest', () => {
     const writing = store.write(source, 'sha256');
     source.push(Buffer.from('first half of a box'));
     const tmp = join(dataDir, 'blobs', 'tmp');
-    for (let i = 0; i < 100 && readdirSync(tmp).length === 0; i++) await new Promise((r) => setImmediate(r));
+    // The partial file appears once the write stream has opened it (in the thread pool).
+    for (let i = 0; i < 500 && !(existsSync(tmp) && readdirSync(tmp).length > 0); i++) await new Promise((r) => setTimeout(r, 10));
     expect(await store.sweepPartials(Number.MAX_SAFE_INTEGER)).toBe(1);
     source.push(Buffer.from('second half'));
     source.push(null);

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embeddedSecrets } from './embedded-reconcile';
 import { apply, destroy } from '../../../src/reconcile';
-import { kvValueHash } from '../../../src/reconcile/secrets-kv-kinds';
+import { kvValueHash } from '../../../src/reconcile/kv-value';
 
 /** The kv mount, kv secret, transit key and token role kinds through the embedded engine (the CLI's in-process mode). */
 describe('kv, transit key and token role reconcile kinds, embedded', () => {

@@ -42,7 +42,17 @@ export class SqliteStorage implements Storage {
     closeSync(openSync(file, 'a', 0o600));
     this.db = new DatabaseSync(file);
     this.db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.db.exec('PRAGMA journal_mode = WAL');
+    // Switching a new database to WAL takes an exclusive lock that the busy timeout does not wait
+    // for: processes opening one fresh file at once retry it.
+    for (let waited = 0; ; waited += 20) {
+      try {
+        this.db.exec('PRAGMA journal_mode = WAL');
+        break;
+      } catch (err) {
+        if (!isBusy(err) || waited >= BUSY_TIMEOUT_MS) throw err;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+      }
+    }
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA foreign_keys = ON');
   }
