@@ -3,9 +3,12 @@ import { formatRow, runSoak, SoakRow } from '../../bench/soak';
 /**
  * The short soak (the long one is `npm run soak -- --minutes N`): ~40 s of mixed load on all three
  * APIs of one `hangar server` process. No errors at all, and the server's RSS after the first
- * interval (caches, JIT and pools warmed up) grows by less than RSS_GROWTH_MIB to the end.
+ * interval grows by less than RSS_GROWTH_MIB to the end. The bound covers the warm-up, not a
+ * plateau: on an idle 2-core machine (about 1,200 requests/s) RSS climbs from ~190 to ~275 MiB over
+ * the first ~70 s, then stays flat (a 2-minute `npm run soak`); a leak of a few KiB per request
+ * exceeds it within this run.
  */
-const RSS_GROWTH_MIB = 48;
+const RSS_GROWTH_MIB = 128;
 
 jest.setTimeout(120_000);
 
