@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startBaseline } from './catalog-load';
+import { ownCpuMs } from './cpu';
 import { RunningServer, startServerProcess } from '../test/helpers/cli';
 import { findPostgresBin, startCluster, stopCluster } from '../test/setup/postgres';
 
@@ -47,9 +48,7 @@ export interface LoadResult {
 
 /** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */
 export function cpuTimeUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  // utime and stime are fields 14 and 15 of stat (11 and 12 after the command name), in ticks of 10 ms.
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return ownCpuMs(pid) * 1000;
 }
 
 // Runs inside the child process: the target comes in as JSON on argv, the result goes out on stdout.

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime + cutime + cstime of one process, in ms (0 when it is gone). */
-function ownCpuMs(pid: number): number {
+export function ownCpuMs(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The fields after the command name (which may hold spaces), from field 3 (state) on.

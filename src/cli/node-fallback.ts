@@ -110,8 +110,9 @@ function downloadedNode(env: NodeJS.ProcessEnv): string | undefined {
 
 /** A Node.js >= minimum, if one can be found or fetched. */
 function newerNode(minimum: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = [env.HANGAR_NODE, ...nodesAbove(__dirname), ...nodesAbove(process.cwd())];
-  for (const candidate of candidates) {
+  // HANGAR_NODE may be a command on PATH; the npm packages are files, asked only when present.
+  const installed = new Set([...nodesAbove(__dirname), ...nodesAbove(process.cwd())].filter((node) => existsSync(node)));
+  for (const candidate of [env.HANGAR_NODE, ...installed]) {
     if (!candidate || candidate === process.execPath) continue;
     const version = versionOf(candidate);
     if (version && atLeast(version, minimum)) return candidate;

@@ -198,7 +198,7 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
     // Writes carry their input in the body; reads, lists and deletes in the query string.
     const parsedQuery = withBody ? withoutList(query) : parseInput(route.query, withoutList(query), 'query');
     const body = withBody ? parseInput(route.body, req.body, 'body') : parsedQuery;
-    trail?.request({ mount, operation, caller, data: op0 === 'write' ? req.body : withoutList(query) });
+    trail?.request({ mount, operation, caller, data: withBody ? req.body : withoutList(query) });
     return { mount, type, route, params, rel, operation, caller, body, query: parsedQuery };
   };
 
