@@ -51,10 +51,11 @@ export function cpuTimeUs(pid: number): number {
   return ownCpuMs(pid) * 1000;
 }
 
-// Runs inside the child process: the target comes in as JSON on argv, the result goes out on stdout.
+// Runs inside the child process: the target comes in as JSON on stdin (a body may exceed argv's
+// 128 KiB limit), the result goes out on stdout.
 const CHILD = `
   const autocannon = require('autocannon');
-  const o = JSON.parse(process.argv[1]);
+  const o = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
   let i = 0;
   const request = { method: o.method, headers: o.headers, body: o.body };
   if (o.paths) request.setupRequest = (req) => ({ ...req, path: o.paths[i++ % o.paths.length] });
@@ -76,11 +77,12 @@ export async function autocannon(target: LoadTarget, options: LoadOptions = {}, 
     seconds: Number(process.env.HANGAR_BENCH_SECONDS ?? options.seconds ?? 5),
     amount: options.amount,
   };
-  const child = spawn(process.execPath, ['-e', CHILD, JSON.stringify(args)], {
+  const child = spawn(process.execPath, ['-e', CHILD], {
     cwd: process.cwd(),
     env: { ...process.env, NODE_OPTIONS: '' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  child.stdin.end(JSON.stringify(args));
   const cpuBefore = serverPid === undefined ? 0 : cpuTimeUs(serverPid);
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

@@ -1,7 +1,9 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { hash as oneShotHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { recordSecret } from './leak-watch';
 
+/** One-shot `hash` (no Hash object): tokens are hashed on every request. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return oneShotHash('sha256', value, 'hex');
 }
 
 export function timingSafeEqualHex(a: string, b: string): boolean {
@@ -12,7 +14,9 @@ export function timingSafeEqualHex(a: string, b: string): boolean {
 
 /** A random token: `prefix` plus 32 random bytes, URL-safe. */
 export function newToken(prefix: string): string {
-  return `${prefix}${randomBytes(32).toString('base64url')}`;
+  const token = `${prefix}${randomBytes(32).toString('base64url')}`;
+  recordSecret('token', token);
+  return token;
 }
 
 /**

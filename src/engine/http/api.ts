@@ -5,8 +5,8 @@ import type { Engine } from '../engine';
 import type { Db } from '../storage';
 import { HangarError, ValidationError } from './errors';
 import { isUnlabelledJson, readJsonStream, registerJsonParser } from './json-body';
-import { RequestObserver } from './observe';
-import { Reply, RequestContext, Route } from './routes';
+import { lazyChildLogger, RequestObserver } from './observe';
+import { NO_TRANSACTION, Reply, RequestContext, Route } from './routes';
 import { redactUrl } from './tokens';
 import { assertWellFormed } from './unicode';
 
@@ -16,8 +16,12 @@ export type ApiName = 'registry' | 'secrets' | 'catalog';
 export interface ApiDefinition<Actor, Permission> {
   readonly name: ApiName;
   readonly routes: readonly Route<Actor, Permission>[];
-  /** Resolves the caller from the request (token headers), inside the request's transaction. */
-  authenticate(req: FastifyRequest, db: Db, engine: Engine): Promise<Actor | undefined>;
+  /**
+   * Resolves the caller from the request (token headers), inside the request's transaction. An API
+   * without it (the secrets API, whose pipeline authenticates in its own transaction) has no actor,
+   * and its `transaction: 'none'` routes open no transaction before their handler.
+   */
+  authenticate?(req: FastifyRequest, db: Db, engine: Engine): Promise<Actor | undefined>;
   /** Throws (401/403/404) when the actor may not call a route with this permission. */
   authorize(permission: Permission, actor: Actor | undefined): void;
   /** The error envelope of this API. */
@@ -30,11 +34,13 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Builds the Fastify app of one API; `listen` is the caller's business (or `inject`, in-process). */
 export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<Actor, Permission>): FastifyInstance {
+  const logger = engine.logger.child({ api: api.name }) as FastifyBaseLogger;
   const app = Fastify({
-    loggerInstance: engine.logger.child({ api: api.name }) as FastifyBaseLogger,
+    loggerInstance: logger,
     genReqId: () => randomUUID(),
     // One line per request instead of Fastify's two, at debug, and the request metrics.
-    logController: new RequestObserver(engine, api.name),
+    logController: new RequestObserver(engine, api.name, logger),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: MAX_BODY_BYTES,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
@@ -56,22 +62,31 @@ export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<A
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (req, reply, payload) => {
+  // A callback hook, not an async one: it runs for every response.
+  app.addHook('onSend', (req, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     // Fastify closes the connection after any body-parser error, in case more body is coming. When
     // the request was read to its end (a 400 for bad JSON), nothing is: the client's pooled
     // connection stays open, as with the public services. A 413 (body not read) still closes.
     else if (req.raw.complete && reply.getHeader('connection') === 'close') reply.removeHeader('connection');
-    return payload;
+    done(null, payload);
   });
 
   for (const r of api.routes) {
-    app.route({
-      method: r.method as never,
-      url: r.path,
-      config: { stream: r.stream === true },
-      handler: async (req, reply) => send(reply, await handle(engine, api, r, req)),
-    });
+    const route = { method: r.method as never, config: { stream: r.stream === true } };
+    app.route({ ...route, url: r.path, handler: async (req, reply) => send(reply, await handle(engine, api, r, req)) });
+    // The router ignores trailing slashes, so "/v1/kv/" arrives as "/v1/kv", which "/v1/kv/*" never
+    // matches: the bare prefix is that route with an empty wildcard (a listing of the whole store).
+    if (r.path.endsWith('/*')) {
+      app.route({
+        ...route,
+        url: r.path.slice(0, -2),
+        handler: async (req, reply) => {
+          (req.params as Record<string, string>)['*'] = '';
+          return send(reply, await handle(engine, api, r, req));
+        },
+      });
+    }
   }
 
   app.setNotFoundHandler((req, reply) => {
@@ -106,12 +121,12 @@ async function handle<Actor, Permission>(
   const query = parse('query', r.query, req.query);
   const body = parse('body', r.body, req.body);
   const context = async (db: Db): Promise<RequestContext<Actor>> => {
-    const actor = await api.authenticate(req, db, engine);
+    const actor = api.authenticate ? await api.authenticate(req, db, engine) : undefined;
     api.authorize(r.permission, actor);
     return { engine, db, actor, requestId: req.id, baseUrl: `${req.protocol}://${req.host}`, now: engine.clock.now(), request: req };
   };
   if (r.transaction === 'none') {
-    const ctx = await engine.storage.tx(context, { readOnly: true });
+    const ctx = api.authenticate ? await engine.storage.tx(context, { readOnly: true }) : await context(NO_TRANSACTION);
     return r.handler({ params, query, body }, ctx);
   }
   return engine.storage.tx(async (db) => r.handler({ params, query, body }, await context(db)), {

@@ -21,6 +21,13 @@ export interface RequestContext<Actor> {
   readonly request: FastifyRequest;
 }
 
+/** The `db` where no transaction is open: code that opens its own transactions gets this. */
+export const NO_TRANSACTION: Db = {
+  all: () => Promise.reject(new Error('this route opens its own transactions')),
+  get: () => Promise.reject(new Error('this route opens its own transactions')),
+  run: () => Promise.reject(new Error('this route opens its own transactions')),
+};
+
 /** A handler may return a body (sent as 200 JSON) or a Reply for another status or no body. */
 export class Reply {
   constructor(

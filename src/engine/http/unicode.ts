@@ -14,16 +14,7 @@ export function assertWellFormed(value: unknown, where: string): void {
     return;
   }
   if (!isContainer(value)) return;
-  // Each entry remembers its parent, so the path is built only for the error.
-  interface Entry { readonly value: unknown; readonly key: string; readonly parent?: Entry }
   const stack: Entry[] = [{ value, key: where }];
-  const pathOf = (entry: Entry, key?: string): string => {
-    const parts = key === undefined ? [] : [key];
-    for (let e: Entry | undefined = entry; e; e = e.parent) parts.push(e.key);
-    parts.reverse();
-    // A path thousands of levels deep is shown by its ends.
-    return (parts.length > 12 ? [...parts.slice(0, 6), '…', ...parts.slice(-5)] : parts).join('.');
-  };
   while (stack.length > 0) {
     const entry = stack.pop()!;
     for (const [key, child] of Object.entries(entry.value as object)) {
@@ -35,6 +26,21 @@ export function assertWellFormed(value: unknown, where: string): void {
       }
     }
   }
+}
+
+/** Each entry remembers its parent, so the path is built only for the error. */
+interface Entry {
+  readonly value: unknown;
+  readonly key: string;
+  readonly parent?: Entry;
+}
+
+function pathOf(entry: Entry, key?: string): string {
+  const parts = key === undefined ? [] : [key];
+  for (let e: Entry | undefined = entry; e; e = e.parent) parts.push(e.key);
+  parts.reverse();
+  // A path thousands of levels deep is shown by its ends.
+  return (parts.length > 12 ? [...parts.slice(0, 6), '…', ...parts.slice(-5)] : parts).join('.');
 }
 
 /** With the `u` flag a surrogate pair is one code point, so this class matches lone surrogates only. */

@@ -71,8 +71,7 @@ export const secretsApi: ApiDefinition<undefined, 'any'> = {
       },
     }),
   ],
-  // The pipeline authenticates inside its own transaction (core/request.ts).
-  authenticate: async () => undefined,
+  // No `authenticate`: the pipeline authenticates inside its own transaction (core/request.ts).
   authorize: () => undefined,
   setup,
   renderError(error: HangarError) {

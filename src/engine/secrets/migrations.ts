@@ -56,4 +56,9 @@ export const SECRETS_MIGRATIONS: readonly Migration[] = [
     // Prefix scans (list, revoke-prefix) are range queries: byte order, whatever the database's locale.
     postgres: CORE_SCHEMA.replace(/(path|id) TEXT PRIMARY KEY/g, '$1 TEXT COLLATE "C" PRIMARY KEY'),
   },
+  {
+    version: 201,
+    name: 'secrets core: change stamps of the configuration every request reads (core/stamp.ts)',
+    sql: 'CREATE TABLE secrets_stamps (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
+  },
 ];

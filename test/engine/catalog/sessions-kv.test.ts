@@ -120,6 +120,11 @@ describe.each(STORAGE_KINDS)('catalog nodes, sessions and KV locks (%s)', (kind)
     await s.call('catalog', 'PUT', '/v1/kv/bin', { raw: binary, headers: { 'x-consul-token': 'test-root-token', 'content-type': 'application/octet-stream' } });
     expect((await s.root('GET', '/v1/kv/bin')).body[0].Value).toBe(binary.toString('base64'));
     expect((await put('/v1/kv/x?flags=-1', 'v')).status).toBe(400);
+    // the root of the store: "/v1/kv/" with an empty key lists everything
+    expect((await s.root('GET', '/v1/kv/?keys&separator=/')).body).toEqual(expect.arrayContaining(['app/', 'bin']));
+    expect((await s.root('GET', '/v1/kv/?recurse')).body.map((e: any) => e.Key)).toEqual(expect.arrayContaining(['app/config', 'bin']));
+    const noKey = await put('/v1/kv/', 'v');
+    expect(noKey.status).toBe(400);
   });
 
   test('locks: acquire, re-acquire, release; invalidation releases and applies lock-delay', async () => {

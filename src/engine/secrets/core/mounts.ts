@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Barrier } from './barrier';
+import { bumpConfigStamp, configStamp } from './stamp';
 import { MountEntry } from './types';
 import type { Db } from '../../storage';
 
@@ -24,13 +25,25 @@ export function normalizeMountPath(path: string): string {
   return `${trimmed}/`;
 }
 
-/** The mount table (sealed rows), read per request and cached by ciphertext, so several servers agree. */
+/**
+ * The mount table (sealed rows). Opened once per version of the secrets configuration (see
+ * stamp.ts): a request reads the change stamp, not the table, so several servers still agree.
+ */
 export class MountTable {
+  /** Opened entries by ciphertext, so a change re-opens only the rows that changed. */
   private readonly cache = new Map<string, MountEntry>();
+  /** The table as of one stamp, sorted by path. */
+  private table?: { readonly stamp: string; readonly entries: readonly MountEntry[] };
 
   constructor(private readonly barrier: Barrier) {}
 
   async all(db: Db): Promise<MountEntry[]> {
+    return [...(await this.current(db))];
+  }
+
+  private async current(db: Db): Promise<readonly MountEntry[]> {
+    const stamp = await configStamp(db);
+    if (this.table?.stamp === stamp) return this.table.entries;
     const rows = await db.all<{ path: string; sealed: string }>('SELECT path, sealed FROM secrets_mounts ORDER BY path');
     const out: MountEntry[] = [];
     const seen = new Set<string>();
@@ -44,20 +57,25 @@ export class MountTable {
       out.push(entry);
     }
     for (const key of this.cache.keys()) if (!seen.has(key)) this.cache.delete(key);
+    this.table = { stamp, entries: out };
     return out;
   }
 
   async get(db: Db, path: string): Promise<MountEntry | undefined> {
-    return (await this.all(db)).find((m) => m.path === path);
+    return (await this.current(db)).find((m) => m.path === path);
   }
 
   /** The mount that serves a request path (longest prefix), or undefined. */
   async resolve(db: Db, requestPath: string): Promise<MountEntry | undefined> {
-    let best: MountEntry | undefined;
-    for (const m of await this.all(db)) {
-      if ((requestPath === m.path.slice(0, -1) || requestPath.startsWith(m.path)) && (!best || m.path.length > best.path.length)) best = m;
-    }
-    return best;
+    return longestPrefix(await this.current(db), requestPath);
+  }
+
+  /**
+   * `resolve` on the table as last read, without asking storage: possibly stale, so only for
+   * guesses that a transaction then checks (which kind of transaction a request should open).
+   */
+  resolveLastRead(requestPath: string): MountEntry | undefined {
+    return this.table && longestPrefix(this.table.entries, requestPath);
   }
 
   /** A new mount entry with fresh ids. */
@@ -82,9 +100,19 @@ export class MountTable {
       entry.path,
       sealed,
     ]);
+    await bumpConfigStamp(db);
   }
 
   async delete(db: Db, path: string): Promise<void> {
     await db.run('DELETE FROM secrets_mounts WHERE path = ?', [path]);
+    await bumpConfigStamp(db);
   }
+}
+
+function longestPrefix(mounts: readonly MountEntry[], requestPath: string): MountEntry | undefined {
+  let best: MountEntry | undefined;
+  for (const m of mounts) {
+    if ((requestPath === m.path.slice(0, -1) || requestPath.startsWith(m.path)) && (!best || m.path.length > best.path.length)) best = m;
+  }
+  return best;
 }

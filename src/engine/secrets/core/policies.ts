@@ -1,5 +1,6 @@
 import type { Barrier } from './barrier';
 import { mergeParameterRules, ParameterRules, parametersAllowed, parseParameterRules } from './parameters';
+import { bumpConfigStamp, configStamp } from './stamp';
 import { CAPABILITIES, Capability } from './types';
 import { HclObject, HclValue, parseHcl } from '../../hcl';
 import type { Db } from '../../storage';
@@ -273,11 +274,13 @@ const ACL_CACHE_SIZE = 1000;
 
 /**
  * Policies in storage (sealed), `default` built in until it is written, `root` always. The ACL of
- * a set of policies is compiled once per version of its rows: rows are read on every request (so
- * a change by another server applies at once) and the cache is keyed by their ciphertexts.
+ * a set of policies is compiled once per version of the secrets configuration (see stamp.ts): a
+ * request reads the change stamp, not the policy rows, so a change by another server applies at once.
  */
 export class PolicyStore {
   private readonly acls = new Map<string, Acl>();
+  /** The stamp last read: when it changes, the ACLs compiled under earlier ones are dropped. */
+  private stamp?: string;
 
   constructor(private readonly barrier: Barrier) {}
 
@@ -296,10 +299,12 @@ export class PolicyStore {
       name,
       sealed,
     ]);
+    await bumpConfigStamp(db);
   }
 
   async delete(db: Db, name: string): Promise<void> {
     await db.run('DELETE FROM secrets_policies WHERE name = ?', [name]);
+    await bumpConfigStamp(db);
   }
 
   async names(db: Db): Promise<string[]> {
@@ -313,20 +318,22 @@ export class PolicyStore {
   /** The ACL of a set of policy names (unknown names grant nothing). */
   async acl(db: Db, names: readonly string[]): Promise<Acl> {
     if (names.includes('root')) return new Acl([], true);
-    const rows = new Map<string, string>();
     // A wrapping token's ACL is the built-in policy alone, without a read of the table.
     if (names.length === 1 && names[0] === RESPONSE_WRAPPING_POLICY) return new Acl([WRAPPING_POLICY]);
-    for (const name of names) {
-      const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_policies WHERE name = ?', [name]);
-      if (row) rows.set(name, row.sealed);
+    const stamp = await configStamp(db);
+    if (stamp !== this.stamp) {
+      this.acls.clear();
+      this.stamp = stamp;
     }
-    const key = JSON.stringify(names.map((n) => [n, rows.get(n) ?? null]));
+    // The stamp is part of the key: a request that read an older stamp (another connection's
+    // transaction on PostgreSQL) stores its ACL where no newer request looks.
+    const key = `${stamp}\n${names.join('\n')}`;
     let acl = this.acls.get(key);
     if (!acl) {
       const policies: StoredPolicy[] = [];
       for (const name of names) {
-        const sealed = rows.get(name);
-        if (sealed) policies.push(withParameters(await this.barrier.openJson<StoredPolicy>(db, sealed, `policy:${name}`)));
+        const row = await db.get<{ sealed: string }>('SELECT sealed FROM secrets_policies WHERE name = ?', [name]);
+        if (row) policies.push(withParameters(await this.barrier.openJson<StoredPolicy>(db, row.sealed, `policy:${name}`)));
         else if (name === 'default') policies.push(DEFAULT_POLICY);
       }
       acl = new Acl(policies);

@@ -5,6 +5,7 @@ import { secondsLeft } from './durations';
 import { ipAllowed, rootEntry, SYSTEM_MAX_TTL } from './tokens';
 import { AuthSpec, Caller, EngineRoute, EngineType, MountEntry, Operation, SecretsRequest, SecretsResponse, TokenEntry } from './types';
 import { HangarError, ValidationError } from '../../http/errors';
+import { NO_TRANSACTION } from '../../http/routes';
 import type { Db } from '../../storage';
 import { externalGroupIds } from '../identity/store';
 import { AuditTrail, auditTrail } from '../system/audit-device';
@@ -73,8 +74,21 @@ function operationOf(method: string, query: Record<string, string>): Operation |
 
 /** Matches a path against a route pattern; returns the parameters or undefined. */
 export function matchPattern(pattern: string, path: string): Record<string, string> | undefined {
-  const want = pattern.split('/').filter((s) => s !== '');
-  const have = path.split('/').filter((s) => s !== '');
+  return matchSegments(patternSegments(pattern), segmentsOf(path));
+}
+
+const segmentsOf = (path: string): string[] => path.split('/').filter((s) => s !== '');
+
+/** Route patterns split once: every request tries a mount's patterns in turn. Patterns come from code, so this stays small. */
+const PATTERNS = new Map<string, readonly string[]>();
+
+function patternSegments(pattern: string): readonly string[] {
+  let segments = PATTERNS.get(pattern);
+  if (!segments) PATTERNS.set(pattern, (segments = segmentsOf(pattern)));
+  return segments;
+}
+
+function matchSegments(want: readonly string[], have: readonly string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < want.length; i++) {
     const w = want[i];
@@ -94,8 +108,9 @@ export function matchPattern(pattern: string, path: string): Record<string, stri
 /** The route of a mount that serves a relative path and operation, or a 404/405. */
 function findRoute(type: EngineType, mount: MountEntry, rel: string, op: Operation | 'write'): { route: EngineRoute; params: Record<string, string> } {
   let pathMatched = false;
+  const have = segmentsOf(rel);
   for (const route of type.routesFor?.(mount) ?? type.routes) {
-    const params = matchPattern(route.pattern, rel);
+    const params = matchSegments(patternSegments(route.pattern), have);
     if (!params) continue;
     pathMatched = true;
     const handles = op === 'write' ? route.write ?? route.create ?? route.update : route[op];
@@ -135,12 +150,13 @@ interface Plan {
 }
 
 /**
- * The secrets API's request pipeline. Phase one, in a read-only transaction: the mount and its
- * route, the caller's token, the ACL (create or update by the target's existence, sudo where
- * required), then validation, so a caller without the capability learns nothing about the input.
- * Phase two: the handler in one transaction (read-only when the route says so), with the token's
- * use counted and any token or lease the response carries registered in the same transaction.
- * Revocations through engines run after the commit.
+ * The secrets API's request pipeline. Phase one: the mount and its route, the caller's token, the
+ * ACL (create or update by the target's existence, sudo where required), then validation, so a
+ * caller without the capability learns nothing about the input. Phase two: the handler, with the
+ * token's use counted and any token or lease the response carries registered in the same
+ * transaction. Both phases share one transaction (a write transaction for requests with a body and
+ * deletes, unless their route is read-only; read-only for reads) unless the route opens its own
+ * transactions or a read turns out to write. Revocations through engines run after the commit.
  */
 export async function dispatch(core: SecretsCore, incoming: IncomingRequest): Promise<OutgoingResponse> {
   // Audit devices (sys/audit): a request line once planned, a response (or error) line at the end.
@@ -169,6 +185,7 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   // A handler's own status for a JSON answer (KV v2's 404 that still shows a deleted version's metadata).
   let status = 200;
 
+  let audited = false;
   const makePlan = async (db: Db): Promise<Plan> => {
     const now = clock.now();
     const mount = await core.mounts.resolve(db, path);
@@ -176,7 +193,7 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
     if (!mount) throw new HangarError(404, [`No such endpoint: ${req.method} /v1/${path}`]);
     const type = core.engineType(mount.kind, mount.type);
     if (!type) throw new HangarError(404, [`no handler for route "${path}": engine type "${mount.type}" is not available`]);
-    const rel = path.slice(mount.path.length).replace(/^\/+|\/+$/g, '');
+    const rel = relativePath(mount, path);
     const { route, params } = findRoute(type, mount, rel, op0);
     const caller = route.unauthenticated ? undefined : await authenticate(core, db, req, now, refusalFor(path, req.body));
     let operation: Operation = op0 === 'write' ? 'update' : op0;
@@ -198,7 +215,9 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
     // Writes carry their input in the body; reads, lists and deletes in the query string.
     const parsedQuery = withBody ? withoutList(query) : parseInput(route.query, withoutList(query), 'query');
     const body = withBody ? parseInput(route.body, req.body, 'body') : parsedQuery;
-    trail?.request({ mount, operation, caller, data: withBody ? req.body : withoutList(query) });
+    // Once, though a transaction that meets a conflict runs again.
+    if (!audited) trail?.request({ mount, operation, caller, data: withBody ? req.body : withoutList(query) });
+    audited = true;
     return { mount, type, route, params, rel, operation, caller, body, query: parsedQuery };
   };
 
@@ -226,25 +245,32 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   const readOnly = ({ route, operation }: Plan) =>
     !wrapping && (route.readOnly === true || (Array.isArray(route.readOnly) && route.readOnly.includes(operation)));
   const own = (plan: Plan) => plan.route.ownTransactions?.includes(plan.operation) === true;
-  // A read-only route of an unlimited token runs in the planning transaction itself.
+  // A request that carries a body (POST, PUT, PATCH) or deletes usually writes: it is planned and
+  // handled in one write transaction, unless its route (judged from the mount table as last read) is
+  // read-only, which never takes a write lock (transit's encrypt). A read-only route of an unlimited
+  // token runs in the planning transaction itself. Only the rest (a read that writes, a limited
+  // token's read, an own-transaction route, a wrong guess) takes a second transaction.
+  const writing = (withBody || op0 === 'delete') && !readOnlyRouteLikely(core, path, op0);
   const first = await storage.tx(
     async (db) => {
       const plan = await makePlan(db);
-      if (readOnly(plan) && !limited(plan) && !own(plan)) return { plan, done: true, result: await run(db, plan) };
+      if (own(plan)) return { plan, done: false, result: undefined };
+      if (writing) return { plan, done: true, result: await run(db, await countUse(db, plan)) };
+      if (readOnly(plan) && !limited(plan)) return { plan, done: true, result: await run(db, plan) };
       return { plan, done: false, result: undefined };
     },
-    { readOnly: true },
+    { readOnly: !writing },
   );
   let result = first.result;
   if (!first.done && own(first.plan)) {
     // Only a limited token needs a write transaction to count its use before the handler runs.
     const plan = limited(first.plan) ? await storage.tx((db) => countUse(db, first.plan)) : first.plan;
-    const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, noDb, clock.now(), plan, afterCommit));
+    const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, NO_TRANSACTION, clock.now(), plan, afterCommit));
     status = res?.status ?? status;
     // A response that stores nothing (no writes, lease, token or wrapping) renders without a transaction.
     const stores = res && (res.writes || res.lease || res.auth || res.issued || wrapping);
     const renderIn = (db: Db) => render(core, db, clock.now(), req, plan, res!);
-    result = res && (stores ? await storage.tx(renderIn) : await renderIn(noDb));
+    result = res && (stores ? await storage.tx(renderIn) : await renderIn(NO_TRANSACTION));
   } else if (!first.done) {
     result = await storage.tx(async (db) => run(db, await countUse(db, first.plan)), {
       readOnly: readOnly(first.plan) && !limited(first.plan),
@@ -258,6 +284,25 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
     return { status: (result.status as number) ?? 200, headers: { ...(result.headers as object) }, contentType: raw.contentType, body: raw.body };
   }
   return { status, headers: {}, contentType: 'application/json; charset=utf-8', body: result };
+}
+
+/** A request path relative to its mount, without slashes at either end. */
+const relativePath = (mount: MountEntry, path: string): string => path.slice(mount.path.length).replace(/^\/+|\/+$/g, '');
+
+/**
+ * Whether a request's route is read-only for some operation, from the mount table as last read (no
+ * storage access): a guess that only picks the planning transaction's kind; the plan decides.
+ */
+function readOnlyRouteLikely(core: SecretsCore, path: string, op: Operation | 'write'): boolean {
+  const mount = core.mounts.resolveLastRead(path);
+  const type = mount && core.engineType(mount.kind, mount.type);
+  if (!mount || !type) return false;
+  try {
+    const { readOnly } = findRoute(type, mount, relativePath(mount, path), op).route;
+    return readOnly === true || (Array.isArray(readOnly) && readOnly.length > 0);
+  } catch {
+    return false;
+  }
 }
 
 type Rendered = Record<string, unknown> | SecretsResponse;
@@ -310,12 +355,6 @@ function handlerFor(route: EngineRoute, op: Operation) {
   if (!h) throw new HangarError(405, ['unsupported operation']);
   return h;
 }
-
-const noDb: Db = {
-  all: () => Promise.reject(new Error('this route opens its own transactions')),
-  get: () => Promise.reject(new Error('this route opens its own transactions')),
-  run: () => Promise.reject(new Error('this route opens its own transactions')),
-};
 
 function requestFor(
   core: SecretsCore,

@@ -6,6 +6,9 @@ import { Db, Migration, SqlValue, Storage, TxOptions } from '../types';
 /** Key of the advisory lock that serialises migrations across servers starting at once. */
 const MIGRATION_LOCK = 4_271_001;
 
+/** Pooled connections whose session default is READ ONLY (see `readOnlyTx`). */
+const READ_ONLY_SESSIONS = new WeakSet<PoolClient>();
+
 /** Pauses before reconnecting a lost listening connection: doubling from the first to the last. */
 const LISTEN_RETRY_MS = [100, 5000] as const;
 
@@ -37,10 +40,12 @@ export class PostgresStorage implements Storage {
   }
 
   async tx<T>(fn: (db: Db) => Promise<T>, options: TxOptions = {}): Promise<T> {
+    if (options.readOnly) return this.readOnlyTx(fn);
     for (let attempt = 0; ; attempt++) {
       const client = await this.pool.connect();
       try {
-        await client.query(options.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+        // READ WRITE said explicitly: the connection's session default may be read-only (below).
+        await client.query('BEGIN READ WRITE');
         const result = await fn(connection(client));
         await client.query('COMMIT');
         return result;
@@ -50,6 +55,34 @@ export class PostgresStorage implements Storage {
         // it. A unique violation that the code did not turn into an answer means the other one won:
         // the next attempt sees its row (SQLite's writers take turns, so this does not happen there).
         if ((isRetryable(err) || err instanceof UniqueViolation) && attempt < MAX_TX_ATTEMPTS) {
+          await backoff(attempt);
+          continue;
+        }
+        throw err;
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  /**
+   * A read-only transaction runs its statements one by one, each in its own implicit transaction,
+   * on a connection whose session default is READ ONLY (set once per connection), so a write is
+   * still refused. Under READ COMMITTED every statement of a BEGIN ... COMMIT block takes its own
+   * snapshot anyway, so the reads see what they saw inside one; the BEGIN and the COMMIT, two round
+   * trips of the three or four of a cheap request, are saved.
+   */
+  private async readOnlyTx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.pool.connect();
+      try {
+        if (!READ_ONLY_SESSIONS.has(client)) {
+          await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+          READ_ONLY_SESSIONS.add(client);
+        }
+        return await fn(connection(client));
+      } catch (err) {
+        if (isRetryable(err) && attempt < MAX_TX_ATTEMPTS) {
           await backoff(attempt);
           continue;
         }

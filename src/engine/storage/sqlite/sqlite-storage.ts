@@ -78,7 +78,8 @@ export class SqliteStorage implements Storage {
         throw err;
       }
       try {
-        const result = await fn(this.connection);
+        // A Db object of its own per transaction, as on PostgreSQL: callers may key per-transaction memos on it.
+        const result = await fn({ ...this.connection });
         this.statement('COMMIT').run();
         return result;
       } catch (err) {

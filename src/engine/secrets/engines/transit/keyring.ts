@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, hkdfSync, KeyObject, randomBytes } from 'node:crypto';
+import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, hkdfSync, KeyObject, randomBytes } from 'node:crypto';
 import { badInput, missing } from '../../core/request';
 import { MountStore } from '../../core/store';
 import { SecretsRequest } from '../../core/types';
@@ -106,12 +106,22 @@ export function versionOf(ring: Keyring, n: number): KeyVersion {
   return v;
 }
 
-/** Symmetric key material; derived keys (HKDF-SHA256 with the context as info, as Vault) need a context. */
-export function symmetricKey(ring: Keyring, v: KeyVersion, context: Buffer | undefined): Buffer {
-  const key = Buffer.from(v.key!, 'base64');
-  if (!ring.derived) return key;
+/**
+ * Made once per loaded key version: a cipher keyed by a KeyObject costs a fraction of one keyed by a
+ * Buffer (Node.js sets the key up again for every Buffer), which matters for batch input.
+ */
+const keyObjects = new WeakMap<KeyVersion, KeyObject>();
+
+/** Symmetric key; derived keys (HKDF-SHA256 with the context as info, as Vault) need a context. */
+export function symmetricKey(ring: Keyring, v: KeyVersion, context: Buffer | undefined): KeyObject {
+  if (!ring.derived) {
+    let key = keyObjects.get(v);
+    if (!key) keyObjects.set(v, (key = createSecretKey(Buffer.from(v.key!, 'base64'))));
+    return key;
+  }
   if (!context || context.length === 0) throw badInput('context: missing, required for a derived key');
-  return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), context, key.length));
+  const key = Buffer.from(v.key!, 'base64');
+  return createSecretKey(Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), context, key.length)));
 }
 
 export const privateKeyOf = (v: KeyVersion): KeyObject => createPrivateKey({ key: Buffer.from(v.privateKey!, 'base64'), format: 'der', type: 'pkcs8' });
