@@ -1,5 +1,6 @@
 import pino, { Logger } from 'pino';
 import { redactUrl, SECRET_HEADERS } from './http/tokens';
+import { leakWatch } from './leak-watch';
 
 export type { Logger };
 
@@ -36,6 +37,28 @@ function prettyStream(destination: NodeJS.WritableStream): pino.DestinationStrea
   });
 }
 
+/** What every logger shares: the redaction and the request serializer (below), the leak watch's hook. */
+function loggerOptions(level: string): pino.LoggerOptions {
+  const hooks = leakWatchHooks();
+  return {
+    level,
+    // Only when set: an explicit `hooks: undefined` replaces pino's defaults.
+    ...(hooks && { hooks }),
+    redact: {
+      paths: [...SECRET_HEADERS.map((h) => `req.headers["${h}"]`), '*.password', '*.token', '*.secret', '*.client_token'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (req: { method: string; url: string; hostname?: string; ip?: string }) => ({
+        method: req.method,
+        url: redactUrl(req.url),
+        host: req.hostname,
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+}
+
 /**
  * Structured JSON logs. Request URLs lose their token query parameters, headers are not logged
  * at all, and any `headers.<secret>` or `password`/`token` field anywhere is censored.
@@ -45,32 +68,27 @@ export function createLogger(options: { level?: string; format?: LogFormat; dest
   // Pretty on a terminal, JSON elsewhere (files, pipes, log collectors), unless told otherwise.
   const format = options.format ?? ((destination as { isTTY?: boolean }).isTTY ? 'pretty' : 'json');
   return pino(
-    {
-      level: options.level ?? process.env.HANGAR_LOG_LEVEL ?? 'info',
-      redact: {
-        paths: [
-          ...SECRET_HEADERS.map((h) => `req.headers["${h}"]`),
-          '*.password',
-          '*.token',
-          '*.secret',
-          '*.client_token',
-        ],
-        censor: '[redacted]',
-      },
-      serializers: {
-        req: (req: { method: string; url: string; hostname?: string; ip?: string }) => ({
-          method: req.method,
-          url: redactUrl(req.url),
-          host: req.hostname,
-          remoteAddress: req.ip,
-        }),
-      },
-    },
+    loggerOptions(options.level ?? process.env.HANGAR_LOG_LEVEL ?? 'info'),
     format === 'pretty' ? prettyStream(destination) : (destination as pino.DestinationStream),
   );
 }
 
-/** A logger that writes nothing (the in-process engine of `hangar apply`, tests). */
+/** Under the test suite's leak watch, every line as written is also copied to the watch (engine/leak-watch.ts). */
+function leakWatchHooks(): pino.LoggerOptions['hooks'] {
+  const watch = leakWatch();
+  return watch && {
+    streamWrite: (line: string) => {
+      watch.log(line);
+      return line;
+    },
+  };
+}
+
+/**
+ * A logger that writes nothing (the in-process engine of `hangar apply`, tests). Under the test
+ * suite's leak watch it logs everything, to the watch only, so that no level hides a leak.
+ */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  if (!leakWatch()) return pino({ level: 'silent' });
+  return pino(loggerOptions('trace'), { write: () => true } as pino.DestinationStream);
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256Hex, timingSafeEqualHex } from './crypto';
+import { recordSecret } from './leak-watch';
 import { Db, Storage } from './storage';
 
 /** The setting that holds the SHA-256 of the root token (the catalog derives the root token's AccessorID from it). */
@@ -37,7 +38,9 @@ export async function ensureRootToken(
 }
 
 export function newRootToken(): string {
-  return `hgr.root.${randomBytes(24).toString('base64url')}`;
+  const token = `hgr.root.${randomBytes(24).toString('base64url')}`;
+  recordSecret('token', token);
+  return token;
 }
 
 export async function isRootToken(db: Db, token: string): Promise<boolean> {

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPostgresBin, startCluster } from './postgres';
+import { LEAK_WATCH_VAR } from '../../src/engine/leak-watch';
 
 export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
 
@@ -12,6 +13,10 @@ export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.js
 export default async function globalSetup(): Promise<void> {
   const root = join(__dirname, '..', '..');
   execFileSync(process.execPath, [join(root, 'scripts', 'bundle.mjs')], { cwd: root, stdio: 'pipe' });
+  // Every process of the run (workers, servers and CLIs they spawn) captures its log and audit lines
+  // and records the secrets it handles here; the teardown scans the one for the other (leak-scan.ts).
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  process.env[LEAK_WATCH_VAR] = mkdtempSync(join(root, '.cache', 'leak-watch-'));
 
   const bin = findPostgresBin();
   if (!bin) {

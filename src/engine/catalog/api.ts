@@ -2,6 +2,7 @@ import { sha256Hex } from '../crypto';
 import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
 import { extractToken, TokenSources } from '../http/tokens';
 import { isRootToken } from '../root-token';
 import { secretsCore } from '../secrets/service';
@@ -41,6 +42,7 @@ function exactIntegers(_key: string, value: unknown, context?: { source?: string
 /** The public service decodes any body as JSON whatever its Content-Type (curl -d sends a form type). */
 function decodeJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new HangarError(400, [`Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
   try {
     return JSON.parse(utf8.decode(body), exactIntegers as (key: string, value: unknown) => unknown);
   } catch (err) {

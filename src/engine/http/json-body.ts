@@ -4,9 +4,38 @@ import { badRequest, HangarError } from './errors';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Go's encoding/json (Vault, Consul) refuses JSON nested deeper than this ("exceeded max depth"). */
+export const MAX_JSON_DEPTH = 10_000;
+
+/**
+ * True when arrays and objects in `body` nest deeper than `limit`, found by one pass over the bytes
+ * before parsing: a 1 MiB body of 500,000 nested arrays would otherwise cost ~100 MB of heap.
+ */
+export function nestsDeeperThan(body: Buffer, limit: number): boolean {
+  if (body.length <= limit) return false;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (inString) {
+      // A backslash escapes the next byte; a quote ends the string.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
 /** Decodes a JSON body strictly: invalid UTF-8 is refused rather than silently replaced; empty is no body. */
 export function decodeJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
+  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw badRequest(`Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`);
   let text: string;
   try {
     text = utf8.decode(body);
@@ -53,6 +82,9 @@ export function readJsonStream(payload: Readable, limit: number, done: (err: Err
     finished = true;
     done(err, body);
   };
+  // A declared length over the limit is refused before a byte is read (as Fastify does for typed bodies).
+  const declared = Number((payload as Readable & { headers?: Record<string, string | undefined> }).headers?.['content-length']);
+  if (declared > limit) return finish(new HangarError(413, [`Request body is larger than ${limit} bytes`]));
   payload.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > limit) {

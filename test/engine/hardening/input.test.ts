@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { ApiName } from '../../../src/engine/http/api';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/engine/http/json-body';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -59,10 +60,26 @@ describe.each(STORAGE_KINDS)('hardening: hostile input (%s)', (kind) => {
     });
 
     test('a deeply nested body is checked without overflowing the stack', async () => {
-      const depth = 100_000;
+      const depth = MAX_JSON_DEPTH;
       const res = await server.call('secrets', 'POST', '/v1/identity/group', raw(`${'['.repeat(depth)}"\\ud800"${']'.repeat(depth)}`));
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual(['body.0.0.0.0.0.….0.0.0.0.0: must be well-formed Unicode (it holds a lone UTF-16 surrogate)']);
+    });
+
+    test("JSON nested deeper than Go's limit is refused before it is parsed, in all three APIs", async () => {
+      // 400,000 levels fit in 1 MiB; parsed, each such body held ~100 MB of heap while it was checked.
+      const deep = raw(`${'['.repeat(400_000)}${']'.repeat(400_000)}`);
+      const message = `Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`;
+      const secrets = await server.call('secrets', 'POST', '/v1/identity/group', deep);
+      const catalog = await server.call('catalog', 'PUT', '/v1/catalog/register', deep);
+      const registry = await server.call('registry', 'POST', '/api/v1/boxes', deep);
+      expect([secrets.status, secrets.body.errors]).toEqual([400, [message]]);
+      expect([catalog.status, catalog.text]).toEqual([400, `Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
+      expect([registry.status, registry.body.errors]).toEqual([400, [message]]);
+      // Strings holding brackets do not count, and a body as deep as the limit is parsed.
+      expect(nestsDeeperThan(Buffer.from(`["${'['.repeat(20_000)}\\"["]`), MAX_JSON_DEPTH)).toBe(false);
+      expect(nestsDeeperThan(Buffer.from(`${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}`), MAX_JSON_DEPTH)).toBe(false);
+      expect(nestsDeeperThan(Buffer.from(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`), MAX_JSON_DEPTH)).toBe(true);
     });
   });
 
@@ -108,5 +125,26 @@ describe.each(STORAGE_KINDS)('hardening: hostile input (%s)', (kind) => {
         agent.destroy();
       }
     });
+  });
+
+  test.each([
+    ['secrets', '/v1/sys/policies/acl/big', {}],
+    ['secrets', '/v1/sys/policies/acl/big', { 'content-type': 'application/json' }],
+    ['catalog', '/v1/kv/big', {}],
+    ['registry', '/api/v1/boxes', { 'content-type': 'text/plain' }],
+  ] as const)('%s %s %j: a body declared over 1 MiB is refused (413) before it is sent', async (api, path, headers) => {
+    // 10 bytes of the 100 MiB announced: the answer comes without the rest.
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${server.urls[api]}${path}`, { method: 'PUT', headers: { ...auth, ...headers, 'content-length': String(100 * 1024 * 1024) } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, text }));
+      });
+      req.on('error', reject);
+      req.write('{"x":"0123');
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.text).toContain('larger than');
   });
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostileRun } from '../../../bench/hostile-memory';
 import { BoundedMap } from '../../../src/engine/bounded-map';
 import { PARSED_RULES_MAX, parsedRulesCached } from '../../../src/engine/catalog/acl/store';
 import { runtimeOf } from '../../../src/engine/catalog/runtime';
@@ -57,3 +58,23 @@ describe('hardening: in-memory tables stay bounded under hostile traffic', () =>
     expect(runtime.blocking.waiting).toBe(0);
   });
 });
+
+/**
+ * Issue 18: resident memory under hostile bodies (at and past the 1 MiB limit, 400,000-deep arrays,
+ * invalid JSON and UTF-8, 8 KB paths, made-up tokens) against a `hangar server` process plateaus:
+ * each round after the first ends within PLATEAU_MIB of the highest RSS before it, and the whole run
+ * stays within GROWTH_MIB of the idle server. Before JSON nested deeper than Go's limit was refused
+ * unparsed, RSS went from ~170 to ~600 MiB (docs/security.md, "Memory"; bench/hostile-memory.ts).
+ */
+const PLATEAU_MIB = 48;
+const GROWTH_MIB = 160;
+
+test('RSS under rounds of hostile bodies reaches a plateau, no 5xx', async () => {
+  const run = await hostileRun({ rounds: 4, requests: 320, concurrency: 8 });
+  const table = `start ${run.startMiB.toFixed(0)} MiB, warm ${run.warmMiB.toFixed(0)} MiB, rounds ${run.rounds.map((r) => r.toFixed(0)).join(' ')} MiB`;
+  expect({ errors: run.errors, table }).toEqual({ errors: 0, table });
+  // Each round after the first against the highest RSS of the rounds before it.
+  const growths = run.rounds.slice(1).map((r, j) => r - Math.max(...run.rounds.slice(0, j + 1)));
+  const total = Math.max(...run.rounds) - run.startMiB;
+  expect({ table, plateau: growths.every((g) => g <= PLATEAU_MIB), bounded: total <= GROWTH_MIB }).toEqual({ table, plateau: true, bounded: true });
+}, 240_000);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sha256Hex } from '../../crypto';
 import type { Engine } from '../../engine';
+import { recordSecret } from '../../leak-watch';
 import { getSetting, ROOT_TOKEN_SETTING } from '../../root-token';
 import type { Barrier } from '../../secrets/core/barrier';
 import { secretsCore } from '../../secrets/service';
@@ -90,6 +91,7 @@ export async function insertToken(writes: Writes, barrier: Barrier, fields: Toke
   const index = await writes.next('acl');
   const accessorId = fields.accessorId ?? randomUUID();
   const secret = fields.secretId ?? randomUUID();
+  recordSecret('token', secret);
   const row: TokenRow = {
     accessor_id: accessorId,
     secret_hash: sha256(secret),

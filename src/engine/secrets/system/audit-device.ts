@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { HangarError } from '../../http/errors';
+import { LeakWatch, leakWatch, recordSecret, secretKindOfField } from '../../leak-watch';
 import type { Db } from '../../storage';
 import type { SecretsCore } from '../core/core';
 import { MountStore } from '../core/store';
@@ -90,6 +91,8 @@ export class AuditDevice {
   write(entry: object): void {
     const line = `${this.config.options.prefix ?? ''}${JSON.stringify(entry)}\n`;
     const target = this.config.options.file_path;
+    // The test suite's leak watch reads what a device writes; a log_raw device is plaintext by the operator's choice.
+    if (!this.logRaw) leakWatch()?.audit(line);
     if (target === 'discard') return;
     if (target === 'stdout') {
       process.stdout.write(line);
@@ -226,6 +229,8 @@ export class AuditTrail {
     private readonly core: SecretsCore,
     private readonly devices: readonly AuditDevice[],
     private readonly incoming: AuditedIncoming,
+    /** The test suite's leak watch: the entry's credentials in plaintext, recorded (not a device: it never refuses a request). */
+    private readonly watch?: LeakWatch,
   ) {}
 
   /** The request line; throws 500 when no device could write it (the handler then never runs). */
@@ -268,7 +273,8 @@ export class AuditTrail {
         this.core.engine.logger.error({ device: device.config.path, error: (err as NodeJS.ErrnoException).code ?? (err as Error).message }, 'audit device could not log a request');
       }
     }
-    if (written === 0) throw new HangarError(500, ['internal error']);
+    if (this.watch) recordEntrySecrets(this.entry(WITNESS, type, time, error, answer), this.planned?.mount?.type === 'kv');
+    if (written === 0 && this.devices.length > 0) throw new HangarError(500, ['internal error']);
   }
 
   private entry(device: AuditDevice, type: 'request' | 'response', time: string, error?: string, answer?: { status: number; body: unknown; contentType?: string }): object {
@@ -325,6 +331,35 @@ export class AuditTrail {
   }
 }
 
+/** A device that hashes nothing, for the leak watch to read an entry's values from. */
+const WITNESS = new AuditDevice({ path: 'leak-watch/', type: 'file', description: '', options: { file_path: 'discard', log_raw: 'true' }, local: false, salt: '' });
+
+/**
+ * Records the credentials an unhashed entry carries: tokens, wrapping tokens, in request and
+ * response data the fields that name a secret (passwords, private keys, secret IDs...), and every
+ * string value written to a KV mount. Accessors are not recorded: like Vault, Hangar treats
+ * them as references that can be shown (token lookups list them), not as credentials.
+ */
+function recordEntrySecrets(entry: Record<string, any>, kv: boolean): void {
+  recordSecret('token', entry.auth?.client_token);
+  recordSecret('token', entry.request?.client_token);
+  recordSecret('token', entry.response?.auth?.client_token);
+  recordSecret('wrapping token', entry.response?.wrap_info?.token);
+  const walk = (value: unknown, key: string, all: boolean): void => {
+    if (typeof value === 'string') {
+      const kind = all ? 'secret value' : secretKindOfField(key);
+      if (kind) recordSecret(kind, value);
+    } else if (Array.isArray(value)) {
+      for (const v of value) walk(v, key, all);
+    } else if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+      for (const [k, v] of Object.entries(value)) walk(v, k, all);
+    }
+  };
+  // What a caller writes to a KV mount is secret as a whole; answers only echo it (or carry metadata).
+  walk(entry.request?.data, '', kv);
+  walk(entry.response?.data, '', false);
+}
+
 function bodyText(body: unknown): string {
   if (Buffer.isBuffer(body)) return body.toString('base64');
   return typeof body === 'string' ? body : JSON.stringify(body);
@@ -345,5 +380,6 @@ function methodOperation(method: string): string {
 /** The trail of one request, or undefined when no device is enabled (the common case costs one cached lookup). */
 export async function auditTrail(core: SecretsCore, incoming: AuditedIncoming): Promise<AuditTrail | undefined> {
   const devices = await auditBroker(core).devices();
-  return devices.length ? new AuditTrail(core, devices, incoming) : undefined;
+  const watch = leakWatch();
+  return devices.length || watch ? new AuditTrail(core, devices, incoming, watch) : undefined;
 }

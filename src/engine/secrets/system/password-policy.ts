@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { parseHcl } from '../../hcl';
+import { recordSecret } from '../../leak-watch';
 import type { Db } from '../../storage';
 import type { SecretsCore } from '../core/core';
 
@@ -126,7 +127,9 @@ export function generatePassword(policy: PasswordPolicy): string {
     const j = randomInt(i + 1);
     [chars[i], chars[j]] = [chars[j], chars[i]];
   }
-  return chars.join('');
+  const password = chars.join('');
+  recordSecret('password', password);
+  return password;
 }
 
 const key = (name: string) => `password-policy/${name}`;

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { AdConfig } from './config';
 import { PLACEHOLDER } from './config';
+import { recordSecret } from '../../../leak-watch';
 import type { MountStore } from '../../core/store';
 import type { EngineContext } from '../../core/types';
 
@@ -16,8 +17,11 @@ function random(n: number): string {
 
 /** A new password of `length` characters: the formatter's text around a random part, else the prefix and a random part. */
 export function generatePassword(config: Pick<AdConfig, 'length' | 'formatter'>): string {
-  if (config.formatter) return config.formatter.replace(PLACEHOLDER, random(config.length - (config.formatter.length - PLACEHOLDER.length)));
-  return COMPLEXITY_PREFIX + random(config.length - COMPLEXITY_PREFIX.length);
+  const password = config.formatter
+    ? config.formatter.replace(PLACEHOLDER, random(config.length - (config.formatter.length - PLACEHOLDER.length)))
+    : COMPLEXITY_PREFIX + random(config.length - COMPLEXITY_PREFIX.length);
+  recordSecret('password', password);
+  return password;
 }
 
 /** A rotation under way: the password being set in the directory, and since when (epoch ms). */
