@@ -92,9 +92,12 @@ export async function tableDigests(server: TestServer, ignored: ReadonlySet<stri
       const out = new Map<string, string>();
       for (const { name } of tables) {
         if (ignored.has(name)) continue;
-        const rows = await db.all(`SELECT * FROM "${name}" ORDER BY rowid`);
+        // Rows sorted by their text, not by rowid: some tables (FTS5 shadow tables) have none.
+        const rows = (await db.all(`SELECT * FROM "${name}"`)).map((row) =>
+          JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v)),
+        );
         const hash = createHash('sha256');
-        for (const row of rows) hash.update(JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? v.toString() : v instanceof Uint8Array ? Buffer.from(v).toString('base64') : v)));
+        for (const row of rows.sort()) hash.update(row);
         out.set(name, hash.digest('hex'));
       }
       return out;

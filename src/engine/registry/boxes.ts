@@ -4,8 +4,11 @@ import { renderMarkdown } from '../markdown';
 import { Db, UniqueViolation } from '../storage';
 import { canRead, RegistryActor } from './access';
 import { findOwner, Owner } from './owners';
-import { providersOf, RegistryApi } from './providers';
+import { ProviderRow, providersOf, RegistryApi } from './providers';
+import { boxTerms, reindexBox } from './search-index';
 import { serializeVersion, serializeVersions, VersionRow, versionsOf } from './versions';
+
+export { searchTerms } from './search-index';
 
 export interface BoxRow {
   readonly id: string;
@@ -91,6 +94,7 @@ export async function updateBox(db: Db, box: BoxRow, fields: Partial<BoxFields>,
     await db.run('DELETE FROM registry_box_terms WHERE box_id = ?', [box.id]);
     await indexTerms(db, owner!, next);
   }
+  await reindexBox(db, box.id);
   return next;
 }
 
@@ -103,24 +107,15 @@ export async function deleteBox(db: Db, box: BoxRow, now: number): Promise<void>
        JOIN registry_versions v ON v.id = p.version_id WHERE v.box_id = ? AND u.blob_id IS NOT NULL`,
     [now, box.id, now, box.id],
   );
+  // Its terms and its search document go with it (ON DELETE CASCADE).
   await db.run('DELETE FROM registry_boxes WHERE id = ?', [box.id]);
 }
 
-const MAX_TERMS = 64;
-
-/** Lower-case words of a text: what search matches a query's words against (by prefix). */
-export function searchTerms(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((t) => t.length > 0 && t.length <= 100);
-}
-
-/** The search index of a box: its owner's name, its name (whole and in words) and its short description's words. */
+/** The term table of a box, which the window of common words probes (search.ts). */
 async function indexTerms(db: Db, owner: Owner, box: BoxRow): Promise<void> {
-  const terms = new Set([owner.username.toLowerCase(), box.name.toLowerCase(), ...searchTerms(`${owner.username} ${box.name}`)]);
-  for (const t of searchTerms(box.short_description)) {
-    if (terms.size >= MAX_TERMS) break;
-    terms.add(t);
+  for (const term of boxTerms(owner.username, box.name, box.short_description)) {
+    await db.run('INSERT INTO registry_box_terms (term, box_id) VALUES (?, ?)', [term, box.id]);
   }
-  for (const term of terms) await db.run('INSERT INTO registry_box_terms (term, box_id) VALUES (?, ?)', [term, box.id]);
 }
 
 async function uniqueName(name: string, write: () => Promise<unknown>): Promise<void> {
@@ -182,8 +177,12 @@ async function serializeCurrentVersions(db: Db, baseUrl: string, boxes: readonly
       ? []
       : await db.all<VersionRow>(`SELECT * FROM registry_versions WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
   const providers = await providersOf(db, ids);
+  // By id, not by searching the lists per box: a search page holds up to 100 boxes.
+  const versionById = new Map(versions.map((v) => [v.id, v]));
+  const providersByVersion = new Map<string, ProviderRow[]>();
+  for (const p of providers) providersByVersion.set(p.version_id, [...(providersByVersion.get(p.version_id) ?? []), p]);
   return boxes.map(({ owner, box }) => {
-    const v = versions.find((row) => row.id === box.current_version_id);
-    return v ? serializeVersion(baseUrl, owner, box, v, providers.filter((p) => p.version_id === v.id), api) : null;
+    const v = box.current_version_id ? versionById.get(box.current_version_id) : undefined;
+    return v ? serializeVersion(baseUrl, owner, box, v, providersByVersion.get(v.id) ?? [], api) : null;
   });
 }

@@ -211,4 +211,57 @@ export const REGISTRY_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX registry_uploads_by_expiry ON registry_uploads (expires_at);
     `,
   },
+  {
+    // The full-text index of search (search-index.ts): one document per box with a released
+    // version, filled here from the term table (its words, the whole names with "-", "_" or "." left
+    // out) and the current version's providers. Deleting a box (or its owner) cascades to it.
+    version: 105,
+    name: 'registry full-text search index',
+    sql: `
+      CREATE TABLE registry_search (
+        rid INTEGER PRIMARY KEY,
+        box_id TEXT NOT NULL UNIQUE REFERENCES registry_boxes(id) ON DELETE CASCADE,
+        doc TEXT NOT NULL
+      );
+      -- Rows only (detail=none: no positions), prefix indexes for words of up to 8 characters;
+      -- tokens are split at spaces only ("~", "-" and "_" are token characters, non-ASCII ones too).
+      CREATE VIRTUAL TABLE registry_search_fts USING fts5(
+        doc, content='registry_search', content_rowid='rid',
+        tokenize="ascii tokenchars '~_-'", detail=none, prefix='1 2 3 4 5 6 7 8'
+      );
+      CREATE TRIGGER registry_search_inserted AFTER INSERT ON registry_search BEGIN
+        INSERT INTO registry_search_fts (rowid, doc) VALUES (new.rid, new.doc);
+      END;
+      CREATE TRIGGER registry_search_deleted AFTER DELETE ON registry_search BEGIN
+        INSERT INTO registry_search_fts (registry_search_fts, rowid, doc) VALUES ('delete', old.rid, old.doc);
+      END;
+      CREATE TRIGGER registry_search_updated AFTER UPDATE ON registry_search BEGIN
+        INSERT INTO registry_search_fts (registry_search_fts, rowid, doc) VALUES ('delete', old.rid, old.doc);
+        INSERT INTO registry_search_fts (rowid, doc) VALUES (new.rid, new.doc);
+      END;
+      INSERT INTO registry_search (box_id, doc)
+      SELECT b.id, ltrim(COALESCE((SELECT group_concat(t.term, ' ') FROM registry_box_terms t
+             WHERE t.box_id = b.id AND t.term NOT GLOB '*[-_.]*'), '')
+        || COALESCE((SELECT group_concat(' ~p~' || p.name_lower || ' ~a~' || p.architecture
+             || ' ~pa~' || p.name_lower || '~' || p.architecture, '') FROM registry_providers p
+             WHERE p.version_id = b.current_version_id), ''))
+      FROM registry_boxes b WHERE b.current_version_id IS NOT NULL;
+    `,
+    // A tsvector of the document's tokens as they are (no parser, no stemming), under a GIN index.
+    postgres: `
+      CREATE TABLE registry_search (
+        box_id TEXT PRIMARY KEY REFERENCES registry_boxes(id) ON DELETE CASCADE,
+        doc TEXT NOT NULL,
+        lexemes tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(doc, ' '))) STORED
+      );
+      CREATE INDEX registry_search_lexemes ON registry_search USING GIN (lexemes);
+      INSERT INTO registry_search (box_id, doc)
+      SELECT b.id, ltrim(COALESCE((SELECT string_agg(t.term, ' ') FROM registry_box_terms t
+             WHERE t.box_id = b.id AND t.term !~ '[-_.]'), '')
+        || COALESCE((SELECT string_agg(' ~p~' || p.name_lower || ' ~a~' || p.architecture
+             || ' ~pa~' || p.name_lower || '~' || p.architecture, '') FROM registry_providers p
+             WHERE p.version_id = b.current_version_id), ''), ' ')
+      FROM registry_boxes b WHERE b.current_version_id IS NOT NULL;
+    `,
+  },
 ];

@@ -6,6 +6,7 @@ import { canWrite, RegistryActor } from './access';
 import { BoxRow, findVisibleBox } from './boxes';
 import { Owner } from './owners';
 import { isReady, ProviderRow, providersOf, RegistryApi, serializeProvider, visibleProviders } from './providers';
+import { reindexBox } from './search-index';
 
 /** Version states: `unreleased` on creation, `active` once released, `revoked` after a revoke. */
 export type VersionStatus = 'unreleased' | 'active' | 'revoked';
@@ -167,10 +168,13 @@ export async function refreshCurrentVersion(db: Db, boxId: string, now: number):
     [boxId],
   );
   await db.run('UPDATE registry_boxes SET current_version_id = ?, updated_at = ? WHERE id = ?', [current?.id ?? null, now, boxId]);
+  await reindexBox(db, boxId);
 }
 
+/** After a change to a box's versions or providers: its updated_at, and its search document (providers are in it). */
 export async function touchBox(db: Db, boxId: string, now: number): Promise<void> {
   await db.run('UPDATE registry_boxes SET updated_at = ? WHERE id = ?', [now, boxId]);
+  await reindexBox(db, boxId);
 }
 
 async function uniqueVersion(version: string, write: () => Promise<unknown>): Promise<void> {

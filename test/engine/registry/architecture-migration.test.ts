@@ -9,7 +9,7 @@ import { freshStorage, STORAGE_KINDS } from '../../helpers/storage';
 describe.each(STORAGE_KINDS)('registry migration 104: provider architectures (%s)', (kind) => {
   test('existing providers become architecture unknown and default; uploads survive; one row per architecture, one default', async () => {
     const fresh = await freshStorage(kind);
-    const before = MIGRATIONS.filter((m) => m.version !== 104);
+    const before = MIGRATIONS.filter((m) => m.version < 104 || m.version >= 200);
     const old =
       fresh.config.kind === 'sqlite'
         ? new SqliteStorage(join(fresh.config.dataDir, 'hangar.db'), before)

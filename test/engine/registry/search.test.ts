@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { searchTerms } from '../../../src/engine/registry/boxes';
+import { searchDocument, searchTerms } from '../../../src/engine/registry/search-index';
 import { versionSortKey } from '../../../src/engine/registry/versions';
 import { Db, SqlValue } from '../../../src/engine/storage';
 import { startTestServer, TestServer } from '../../helpers/server';
@@ -43,6 +43,8 @@ describe.each(STORAGE_KINDS)('registry search with common words (%s)', (kind) =>
       const versionColumns = ['id', 'box_id', 'version', 'sort_key', 'description_markdown', 'status', 'created_at', 'updated_at'];
       await insertRows(db, 'registry_versions', versionColumns, boxes.map((b) => [b.version, b.id, '1.0.0', versionSortKey('1.0.0'), '', 'active', 0, 0]));
       await insertRows(db, 'registry_box_terms', ['term', 'box_id'], boxes.flatMap((b) => searchTerms(b.words).map((t) => [t, b.id])));
+      const doc = (b: (typeof boxes)[number]) => searchDocument({ terms: searchTerms(b.words), providers: [] });
+      await insertRows(db, 'registry_search', ['box_id', 'doc'], boxes.map((b) => [b.id, doc(b)]));
     });
   });
   afterAll(() => server.close());

@@ -36,7 +36,7 @@ export const searchRoutesFor = (api: RegistryApi) => [
     transaction: 'read',
     handler: async ({ query }, ctx) => {
       // An empty q, provider or architecture (as some clients send) means none.
-      const found = await searchBoxes(ctx.db, ctx.actor, {
+      const found = await searchBoxes(ctx.db, ctx.engine.storage.dialect, ctx.actor, {
         ...query,
         q: query.q || undefined,
         provider: query.provider || undefined,
