@@ -1,4 +1,4 @@
-import { cdktf, javascript, release } from 'projen';
+import { cdktf, javascript, release, typescript } from 'projen';
 
 /**
  * The single source of package.json, tsconfig, jest and eslint settings.
@@ -23,8 +23,8 @@ const project = new cdktf.ConstructLibraryCdktf({
   cdktfVersion: '^0.21.0',
   constructsVersion: '^10.4.2',
   minNodeVersion: '22.12.0',
-
   peerDeps: ['@cdktf/provider-null@^11.0.1'],
+
   // The engine's libraries are bundled into the one-file CLI (assets/hangar.cjs) by esbuild,
   // so the published library depends on none of them at run time.
   devDeps: [
@@ -76,6 +76,11 @@ const project = new cdktf.ConstructLibraryCdktf({
     // rabbitmq engine tests: an AMQP client judges issued credentials
     'amqplib@^0.10',
     '@types/amqplib',
+    // web UI (src/ui): Preact components written with htm tagged templates, rendered to HTML on the server
+    // and bundled for the browser by esbuild (scripts/bundle-ui.mjs)
+    'preact@11.2.0',
+    'htm@3.1.1',
+    'preact-render-to-string@6.8.2',
     // catalog: dependencies of the service catalog and its tests
     'consul@^2',
   ],
@@ -112,16 +117,22 @@ const project = new cdktf.ConstructLibraryCdktf({
       maxWorkers: 2,
       globalSetup: '<rootDir>/test/setup/global-setup.ts',
       globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+      // A worker whose event loop is empty still needs time to exit: Node.js frees its V8 heap
+      // (~350 MiB after a few suites) at exit, 0.4-0.8 s on a loaded 2-core machine, longer than
+      // jest's 500 ms, which then reported "failed to exit gracefully". A worker that really leaks
+      // a handle never exits, so it is still reported, 5 s later.
+      workerGracefulExitTimeout: 5_000,
     },
   },
   gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '__pycache__/', '*.tsbuildinfo', '/.cache/', '*.tfstate', '*.tfstate.*', '.terraform/', '.terraform.lock.hcl'],
-  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/'] },
+  // assets/ui/ (the web UI's browser files) travels inside assets/hangar.cjs already.
+  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/', '/cdktn/', '/assets/ui/'] },
 });
 
-// The engine, CLI, clients and reconcilers are bundled into assets/hangar.cjs; their libraries are
+// The engine, CLI, clients, reconcilers and web UI are bundled (assets/hangar.cjs, assets/ui); their libraries are
 // devDependencies on purpose. The constructs (the published library code) may not use them.
 project.eslint?.addOverride({
-  files: ['src/engine/**', 'src/cli/**', 'src/client/**', 'src/reconcile/**'],
+  files: ['src/engine/**', 'src/cli/**', 'src/client/**', 'src/reconcile/**', 'src/ui/**'],
   rules: {
     'import/no-extraneous-dependencies': ['error', { devDependencies: true, optionalDependencies: false, peerDependencies: true }],
     // The CLI requires heavy modules where a command needs them, so that others start fast.
@@ -159,6 +170,15 @@ project.addTask('fuzz', {
   receiveArgs: true,
 });
 
+// `npm run ui:screenshots`: the web UI suites, saving their screenshots into docs/ui (shown by docs/ui.md);
+// `npm test` writes them under .cache/ui-screenshots so that it never rewrites the tree.
+project.addTask('ui:screenshots', {
+  description: 'Run the web UI suites in Chromium and refresh the screenshots in docs/ui',
+  env: { NODE_OPTIONS: '--experimental-vm-modules --disable-warning=ExperimentalWarning', HANGAR_UI_SCREENSHOTS: 'docs/ui' },
+  exec: 'jest test/ui',
+  receiveArgs: true,
+});
+
 // `npm test` checks lint (eslintOptions above) and never rewrites the tree; fixes are asked for.
 const LINTED = 'src test build-tools projenrc .projenrc.ts';
 project.addTask('lint:fix', {
@@ -175,5 +195,52 @@ project.addTask('openapi', { description: 'Writes the OpenAPI documents of the t
 // (dependencies, including a Node.js >= 24 from the npm registry) before projen's tasks run.
 project.package.setScript('test', 'bash scripts/bootstrap && projen test');
 project.package.setScript('server', 'bash scripts/bootstrap && node assets/hangar.cjs server');
+
+// hangar-cdktn: the same constructs for CDK Terrain (cdktn, the maintained fork of CDK for Terraform).
+// Its sources are generated from src/ (scripts/cdktn-sources.mjs: the module 'cdktf' becomes 'cdktn'),
+// compiled with tsc and packed into dist/js beside hangar-cdktf; cdktn-cli deploys the example with it
+// in test/e2e/cdktn-cli.test.ts. A project of its own, because cdktn needs constructs >= 10.6 and
+// cdktn-cli pins other jsii tools than this project's.
+const cdktn = new typescript.TypeScriptProject({
+  parent: project,
+  outdir: 'cdktn',
+  name: 'hangar-cdktn',
+  description: 'Hangar constructs for CDK Terrain (cdktn): the box registry, secrets service and service catalog from `cdktn deploy`.',
+  authorName: 'Hangar developers',
+  authorEmail: 'hangar@example.com',
+  repository: 'https://github.com/hangar-dev/hangar.git',
+  license: 'Apache-2.0',
+  keywords: ['cdktn', 'terraform', 'vagrant', 'box-registry', 'secrets', 'catalog'],
+  defaultReleaseBranch: 'main',
+  packageManager: javascript.NodePackageManager.NPM,
+  typescriptVersion: '~5.9.3',
+  minNodeVersion: '22.12.0',
+  peerDeps: ['cdktn@^0.24.0', 'constructs@^10.6.0'],
+  // the real `cdktn deploy` of the example in the end-to-end tests
+  devDeps: ['cdktn-cli@0.24.0', '@types/node@^22'],
+  bin: { hangar: 'assets/hangar.cjs' },
+  readme: { contents: '# hangar-cdktn\n\nHangar\'s constructs for CDK Terrain (`cdktn`), built from the same sources as `hangar-cdktf`. See the Hangar repository\'s docs/constructs.md.\n' },
+  sampleCode: false,
+  jest: false,
+  eslint: false,
+  prettier: false,
+  github: false,
+  release: false,
+  buildWorkflow: false,
+  depsUpgrade: false,
+  pullRequestTemplate: false,
+  npmignoreEnabled: true,
+  tsconfig: { compilerOptions: { rootDir: 'src', outDir: 'lib', lib: ['es2022'], target: 'ES2022', skipLibCheck: true } },
+});
+// Generated, not committed: the sources (from src/), the bundled CLI, the compiled lib.
+cdktn.gitignore.removePatterns('!/src/');
+cdktn.gitignore.exclude('/src/', '/assets/');
+cdktn.tryRemoveFile('test/tsconfig.json');
+cdktn.preCompileTask.exec('node ../scripts/cdktn-sources.mjs sources');
+cdktn.packageTask.reset('node ../scripts/cdktn-sources.mjs pack');
+// `npx projen package` (and so the release) packs hangar-cdktn beside hangar-cdktf.
+const packageCdktn = project.addTask('package:cdktn', { description: 'Builds hangar-cdktn (CDK Terrain) from the same sources and packs it into dist/js', cwd: 'cdktn' });
+packageCdktn.exec('projen build');
+project.tasks.tryFind('package:js')?.spawn(packageCdktn);
 
 project.synth();

@@ -1,6 +1,6 @@
-import { Resource } from '@cdktf/provider-null/lib/resource';
 import { Construct } from 'constructs';
 import { Hangar } from './hangar';
+import { NullResource } from './null-binding';
 import { encodePayload } from '../reconcile/payload-format';
 
 export interface CustomResourceProps {
@@ -23,14 +23,14 @@ export interface CustomResourceProps {
  *   provisioner upserts, so a changed property updates the object in place.
  */
 export class CustomResource extends Construct {
-  public readonly identity: Resource;
-  public readonly config: Resource;
+  public readonly identity: NullResource;
+  public readonly config: NullResource;
 
   constructor(scope: Construct, id: string, props: CustomResourceProps) {
     super(scope, id);
     const { hangar, kind, key } = props;
     const parents = (props.dependsOn ?? []).map((d) => d.config);
-    this.identity = new Resource(this, 'Identity', {
+    this.identity = new NullResource(this, 'Identity', {
       triggers: { kind, key, payload: encodePayload(hangar._payload(kind, key)) },
       dependsOn: parents,
       provisioners: [
@@ -42,7 +42,7 @@ export class CustomResource extends Construct {
         },
       ],
     });
-    this.config = new Resource(this, 'Config', {
+    this.config = new NullResource(this, 'Config', {
       triggers: { identity: this.identity.id, payload: encodePayload(hangar._payload(kind, key, props.desired)) },
       provisioners: [
         {

@@ -1,8 +1,7 @@
 import * as path from 'node:path';
-import { NullProvider } from '@cdktf/provider-null/lib/provider';
-import { Resource } from '@cdktf/provider-null/lib/resource';
-import { AssetType, Lazy, TerraformAsset, TerraformStack } from 'cdktf';
+import { AssetType, Lazy, TerraformAsset, TerraformProvider, TerraformStack } from 'cdktf';
 import { Construct } from 'constructs';
+import { NullProvider, NullResource } from './null-binding';
 import { ConnectionSpec, encodePayload, PAYLOAD_VERSION, ResourcePayload } from '../reconcile/payload-format';
 
 /** Connection of a stack's Hangar resources: a running server, or the embedded engine on a data directory. */
@@ -63,8 +62,8 @@ export class Hangar extends Construct {
   private readonly nodeCommand: string;
   private readonly cli: TerraformAsset;
   private readonly entries: ResourcePayload[] = [];
-  private readonly managed: Resource[] = [];
-  private inventory?: Resource;
+  private readonly managed: NullResource[] = [];
+  private inventory?: NullResource;
 
   constructor(scope: Construct, id: string, props: HangarProps = {}) {
     super(scope, id);
@@ -87,8 +86,10 @@ export class Hangar extends Construct {
     };
     this.nodeCommand = props.nodeCommand ?? '$${HANGAR_NODE:-node}';
     // The custom resources are null_resources: the stack needs the null provider once.
+    // (unless the stack declares it already: another Hangar construct, or the user's own binding).
     const stack = TerraformStack.of(this);
-    if (!stack.node.findAll().some((c) => c instanceof NullProvider)) new NullProvider(this, 'NullProvider');
+    const declared = stack.node.findAll().some((c) => c instanceof TerraformProvider && c.terraformResourceType === 'null');
+    if (!declared) new NullProvider(this, 'NullProvider');
     // A fixed asset hash keeps the CLI's path stable across library versions, so the provisioner
     // commands of existing resources still find it after an upgrade.
     this.cli = new TerraformAsset(this, 'Cli', {
@@ -117,19 +118,19 @@ export class Hangar extends Construct {
   }
 
   /** @internal records a managed object; the inventory runs after all of them */
-  public _register(kind: string, key: string, dependable: Resource): void {
+  public _register(kind: string, key: string, dependable: NullResource): void {
     this.entries.push(this._payload(kind, key));
     this.managed.push(dependable);
     this.inventory ??= this.createInventory();
   }
 
 
-  private createInventory(): Resource {
+  private createInventory(): NullResource {
     const current = Lazy.stringValue({ produce: () => encodePayload(this.entries) });
     // When the list changes Terraform replaces this resource; the destroy provisioner of the old
     // instance sees the old list (self.triggers) and the new one (this configuration) and deletes
     // what was removed from the stack, for which Terraform itself runs no provisioner.
-    const inventory = new Resource(this, 'Inventory', {
+    const inventory = new NullResource(this, 'Inventory', {
       triggers: { inventory: current },
       provisioners: [
         {

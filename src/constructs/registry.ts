@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { Resource } from '@cdktf/provider-null/lib/resource';
 import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
 import { CustomResource } from './custom-resource';
 import { Hangar } from './hangar';
+import { NullResource } from './null-binding';
 import { encodePayload } from '../reconcile/payload-format';
 
 const OWNER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
@@ -142,7 +142,7 @@ export class BoxVersion extends Construct {
     // The release step: after the version and its providers (depends_on), again whenever a
     // provider is replaced (its identity id is a trigger), since deleting the last valid provider
     // of a released version revokes it.
-    const release = new Resource(this, 'Release', {
+    const release = new NullResource(this, 'Release', {
       triggers: {
         identity: this._resource.identity.id,
         providers: Lazy.stringValue({ produce: () => this.providers.map((p) => p._resource.identity.id).join(',') }),

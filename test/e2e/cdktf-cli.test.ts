@@ -1,46 +1,28 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { CI_JWT_PUBKEYS_ENV, CI_JWT_PUBLIC_KEY } from '../../examples/typescript/main';
-import { makeBoxFile } from '../helpers/box-file';
+import { join } from 'node:path';
+import { exampleDeployEnv, majorOf, runCdkCli } from '../helpers/cdk-cli';
 import { hangar } from '../helpers/cli';
-import { tempDir } from '../helpers/storage';
 import { terraformEnv } from '../helpers/terraform';
 
 const ROOT = join(__dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'typescript');
 const CDKTF = join(ROOT, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf');
-const BIN = join(ROOT, 'node_modules', '.bin');
-
-/** Major version of a Node.js binary, or undefined when it does not run. */
-function majorOf(node: string): number | undefined {
-  const res = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' });
-  return res.status === 0 ? Number(res.stdout.split('.')[0]) : undefined;
-}
 
 /**
  * The Node.js versions a pipeline may have on PATH: the project's own (24, from npm; scripts/bootstrap
  * builds cdktf-cli's terminal module for it) and the machine's (Debian's 20, on which Hangar's CLI
- * runs itself again on the newer Node.js it finds).
+ * runs itself again on the newer Node.js it finds) run the whole cycle; 22 (the npm registry's binary,
+ * fetched by scripts/bootstrap) deploys and destroys once.
  */
 const NODES = [process.execPath, '/usr/bin/node'].filter((node) => existsSync(node) && majorOf(node) !== undefined);
+const NODE_22 = join(ROOT, '.cache', 'node', '22', 'bin', 'node');
 
 const tf = terraformEnv();
 const available = tf && existsSync(CDKTF);
 if (!available && process.env.CI) throw new Error('cdktf-cli or terraform is missing');
+if (available && process.env.CI && majorOf(NODE_22) !== 22) throw new Error(`Node.js 22 is missing at ${NODE_22}: run scripts/bootstrap`);
 
-/** Runs cdktf-cli as a pipeline would: `node` on PATH is the given one, and nothing says otherwise. */
-function cdktf(node: string, args: string[], env: Record<string, string>) {
-  const res = spawnSync(node, [CDKTF, ...args, '--auto-approve', '--skip-provider-lock'], {
-    cwd: EXAMPLE,
-    env: { ...process.env, ...tf, NODE_OPTIONS: '', CI: '1', HANGAR_NODE: '', PATH: `${dirname(node)}:${BIN}:${tf?.PATH ?? process.env.PATH}`, ...env },
-    encoding: 'utf8',
-    timeout: 10 * 60_000,
-  });
-  const out = `${res.stdout}${res.stderr}`.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
-  if (res.status !== 0) throw new Error(`cdktf ${args[0]} on Node.js ${majorOf(node)} failed (${res.status}):\n${out}`);
-  return out;
-}
+const cdktf = (node: string, args: string[], env: Record<string, string>) => runCdkCli({ node, cli: CDKTF, cwd: EXAMPLE, tf: tf! }, args, env);
 
 (available ? describe : describe.skip)('the real cdktf CLI', () => {
   jest.setTimeout(15 * 60_000);
@@ -52,10 +34,7 @@ function cdktf(node: string, args: string[], env: Record<string, string>) {
   });
 
   test.each(NODES.map((node) => [majorOf(node), node] as const))('on Node.js %s: cdktf deploy, hangar diff and cdktf destroy of examples/typescript (all three services) on the embedded engine', (_major, node) => {
-    const data = tempDir();
-    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
-    expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
-    const env = { HANGAR_DATA: data, HANGAR_EXAMPLE_BOX_FILE: makeBoxFile(tempDir()).path, [CI_JWT_PUBKEYS_ENV]: CI_JWT_PUBLIC_KEY };
+    const env = exampleDeployEnv();
     expect(cdktf(node, ['deploy'], env)).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
     const diff = hangar(['diff', join(EXAMPLE, 'cdktf.out')], env);
     expect(diff.stdout).toMatch(/objects in sync/);
@@ -65,5 +44,12 @@ function cdktf(node: string, args: string[], env: Record<string, string>) {
     const after = hangar(['diff', join(EXAMPLE, 'cdktf.out')], env);
     expect(after.code).toBe(2);
     expect(after.stdout).toMatch(/registry\.box acme\/web: missing/);
+  });
+
+  (majorOf(NODE_22) === 22 ? test : test.skip)('on Node.js 22: cdktf deploy and destroy of examples/typescript', () => {
+    const env = exampleDeployEnv();
+    expect(cdktf(NODE_22, ['deploy'], env)).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
+    expect(hangar(['diff', join(EXAMPLE, 'cdktf.out')], env).code).toBe(0);
+    expect(cdktf(NODE_22, ['destroy'], env)).toMatch(/Destroy complete! Resources: \d+ destroyed/);
   });
 });
