@@ -8,6 +8,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { build } from 'esbuild';
+import { bundleUi } from './bundle-ui.mjs';
 
 const common = {
   bundle: true,
@@ -23,7 +24,15 @@ const common = {
 };
 
 mkdirSync('assets', { recursive: true });
-const cli = await build({ ...common, entryPoints: ['src/cli/bin.ts'], outfile: 'assets/hangar.cjs', legalComments: 'linked' });
+// The web UI's browser files travel inside the CLI (src/engine/ui/assets.ts).
+const ui = await bundleUi();
+const cli = await build({
+  ...common,
+  entryPoints: ['src/cli/bin.ts'],
+  outfile: 'assets/hangar.cjs',
+  legalComments: 'linked',
+  define: { HANGAR_UI_ASSETS: JSON.stringify(ui) },
+});
 let source = '';
 for (const file of cli.outputFiles) {
   if (file.path.endsWith('.LEGAL.txt')) writeFileSync(file.path, file.contents);

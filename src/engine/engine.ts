@@ -15,6 +15,7 @@ import { secretsApi } from './secrets/api';
 import type { UnsealHook } from './secrets/core/barrier';
 import { SECRETS_JOBS } from './secrets/jobs';
 import { openStorage, Storage, StorageConfig } from './storage';
+import { registerUi } from './ui/serve';
 
 export interface EngineOptions {
   readonly storage: StorageConfig;
@@ -124,6 +125,8 @@ export class Engine {
     if (!app) {
       const definitions = { registry: registryApi, secrets: secretsApi, catalog: catalogApi } as const;
       app = buildApi(this, definitions[name] as Parameters<typeof buildApi>[1]);
+      // The web UI of this listener: the box catalog at `/`, the consoles at `/ui/` (src/ui).
+      registerUi(app, name);
       this.apps.set(name, app);
     }
     return app;

@@ -112,7 +112,7 @@ function signingKey(privateKey: KeyObject): NodeSigningKey {
     spki,
     digest: algorithm.hash ? algorithm.hash.replace('-', '').toLowerCase() : null,
     signatureAlgorithm,
-    akid: new x509.Extension(akid.type, akid.critical, akid.value),
+    akid: new x509.Extension(akid.type, akid.critical, akid.value as ArrayBufferView<ArrayBuffer>),
   };
   signingKeys.set(privateKey, key);
   return key;
@@ -348,7 +348,7 @@ export async function createCsr(subject: x509.JsonName, privateKey: KeyObject, e
       name: new x509.Name(subject),
       keys: { privateKey: key, publicKey: key } as never,
       signingAlgorithm: key.algorithm,
-      extensions: extensions.map((e) => new x509.Extension(e.type, e.critical, e.value)),
+      extensions: extensions.map((e) => new x509.Extension(e.type, e.critical, e.value as ArrayBufferView<ArrayBuffer>)),
     },
     provider,
   );

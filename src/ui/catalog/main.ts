@@ -1,0 +1,4 @@
+import { catalogConsole } from './console';
+import { startConsole } from '../shared/app';
+
+startConsole(catalogConsole);

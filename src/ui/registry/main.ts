@@ -1,0 +1,4 @@
+import { registryConsole } from './console';
+import { startConsole } from '../shared/app';
+
+startConsole(registryConsole);

@@ -1,0 +1,4 @@
+import { secretsConsole } from './console';
+import { startConsole } from '../shared/app';
+
+startConsole(secretsConsole);

@@ -1,0 +1,94 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+import { CHROMIUM_ARGS, chromiumPath } from '../engine/secrets/oidc-provider';
+import { startTestServer, TestServer } from '../helpers/server';
+
+/**
+ * The web UI's end-to-end suites: Debian's Chromium driven by playwright-core (no browser download)
+ * against a real server. Without Chromium the suites are skipped with a message; under CI=true
+ * `chromiumPath` throws instead.
+ */
+const executablePath = chromiumPath();
+
+/** `describe` when Chromium is there, else `describe.skip` (after saying why). */
+export function describeUi(name: string, fn: () => void): void {
+  if (!executablePath) {
+    process.stderr.write(`\n${name}: Chromium not found (/usr/bin/chromium or HANGAR_CHROMIUM): skipped (CI fails instead)\n`);
+    describe.skip(name, fn);
+    return;
+  }
+  describe(name, fn);
+}
+
+/**
+ * Where screenshots are written: docs/ui (shown by docs/ui.md) under `npm run ui:screenshots`
+ * (HANGAR_UI_SCREENSHOTS=docs/ui), else .cache/ui-screenshots, so that `npm test` leaves the tree as it is.
+ */
+const ROOT = join(__dirname, '..', '..');
+export const SCREENSHOT_DIR = join(ROOT, process.env.HANGAR_UI_SCREENSHOTS ?? join('.cache', 'ui-screenshots'));
+
+export interface UiSuite {
+  /** The server (all three listeners, root token ROOT_TOKEN). */
+  readonly server: TestServer;
+  readonly browser: Browser;
+  /**
+   * A page in a fresh browser context (its own sessionStorage: nobody signed in), 1280x800.
+   * Console errors and failed requests (a CSP violation is one) are collected: see `problems`.
+   */
+  newPage(): Promise<Page>;
+  /** The console errors of a page opened with newPage: a test expects none. */
+  problems(page: Page): readonly string[];
+  /** Saves a PNG of the page to SCREENSHOT_DIR/<name>.png (docs/ui under `npm run ui:screenshots`). */
+  screenshot(page: Page, name: string): Promise<void>;
+}
+
+/**
+ * Starts Chromium and a server once for the enclosing describe (beforeAll/afterAll) and returns
+ * the handle the tests use. Call it at the top of a `describeUi` body.
+ */
+export function uiSuite(options: { kind?: 'sqlite' | 'postgres' } = {}): UiSuite {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+  const problems = new WeakMap<Page, string[]>();
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([
+      startTestServer(options.kind ?? 'sqlite'),
+      chromium.launch({ executablePath, args: CHROMIUM_ARGS }),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  return {
+    get server() {
+      if (!server) throw new Error('the server is not started yet (use it inside a test)');
+      return server;
+    },
+    get browser() {
+      if (!browser) throw new Error('the browser is not started yet (use it inside a test)');
+      return browser;
+    },
+    async newPage() {
+      const context = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      const seen: string[] = [];
+      problems.set(page, seen);
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') seen.push(msg.text());
+      });
+      page.on('pageerror', (err) => seen.push(err.message));
+      return page;
+    },
+    problems(page) {
+      return problems.get(page) ?? [];
+    },
+    async screenshot(page, name) {
+      mkdirSync(SCREENSHOT_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), type: 'png' });
+    },
+  };
+}
