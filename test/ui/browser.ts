@@ -92,3 +92,16 @@ export function uiSuite(options: { kind?: 'sqlite' | 'postgres' } = {}): UiSuite
     },
   };
 }
+
+/**
+ * Waits until the focused element's text is `text`: components move the focus in an effect, which
+ * runs after the render the click caused, so an immediate look may still see the old focus.
+ */
+export async function expectFocus(page: Page, text: string): Promise<void> {
+  try {
+    await page.waitForFunction((t) => document.activeElement?.textContent === t, text, { timeout: 10_000 });
+  } catch {
+    const focused = await page.evaluate(() => document.activeElement?.textContent?.slice(0, 80));
+    throw new Error(`the focus is on "${focused}", not on "${text}"`);
+  }
+}

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectFocus, uiSuite } from './browser';
 import { catalogUi, ROOT_NAME } from './catalog-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
@@ -157,7 +157,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await row.getByRole('button', { name: 'Delete team-a' }).focus();
     await page.keyboard.press('Enter');
     await row.getByRole('button', { name: 'Confirm delete of team-a' }).waitFor();
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Confirm delete of team-a');
+    await expectFocus(page, 'Confirm delete of team-a');
     await page.keyboard.press('Enter');
     // Marked for deletion at once (no Delete button any more), then removed by the server's background job.
     await page.getByRole('button', { name: /team-a/ }).waitFor({ state: 'detached' });

@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectFocus, uiSuite } from './browser';
 import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
@@ -112,7 +112,7 @@ describeUi('secrets console: administration', () => {
     // Cancel puts the focus back on the button.
     await page.getByRole('button', { name: 'Delete policy' }).click();
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Delete policy');
+    await expectFocus(page, 'Delete policy');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Policies' }).waitFor();
