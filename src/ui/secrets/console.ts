@@ -1,4 +1,6 @@
 import type { ConsoleDef } from '../shared/console';
+import { databaseMountPage, databaseMountsPage } from './pages/database';
+import { databaseConnectionPage, databaseRolePage } from './pages/database-items';
 import { homePage } from './pages/home';
 import { kvMountsPage, kvPathPage } from './pages/kv';
 import { leasesPage } from './pages/leases';
@@ -8,7 +10,11 @@ import { pkiMountPage, pkiMountsPage } from './pages/pki';
 import { pkiRolePage } from './pages/pki-role';
 import { policiesPage, policyPage } from './pages/policies';
 import { signInPage } from './pages/sign-in';
+import { sshMountPage, sshMountsPage } from './pages/ssh';
+import { sshRolePage } from './pages/ssh-role';
 import { tokensPage } from './pages/tokens';
+import { transitMountPage, transitMountsPage } from './pages/transit';
+import { transitKeyPage } from './pages/transit-key';
 
 /**
  * The secrets console at `/ui/` on the secrets listener: everything through the public HTTP API
@@ -27,6 +33,7 @@ export const secretsConsole: ConsoleDef = {
     { label: 'Leases', path: '/leases' },
     { label: 'PKI', path: '/pki' },
     { label: 'Key/value', path: '/kv' },
+    { label: 'Transit', path: '/transit' },
   ],
   signInPath: '/sign-in',
   pages: [
@@ -44,5 +51,15 @@ export const secretsConsole: ConsoleDef = {
     pkiRolePage,
     kvMountsPage,
     kvPathPage,
+    transitMountsPage,
+    transitMountPage,
+    transitKeyPage,
+    databaseMountsPage,
+    databaseMountPage,
+    databaseConnectionPage,
+    databaseRolePage,
+    sshMountsPage,
+    sshMountPage,
+    sshRolePage,
   ],
 };

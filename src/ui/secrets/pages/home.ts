@@ -12,6 +12,9 @@ const SECTIONS: readonly (readonly [string, string, string])[] = [
   ['/leases', 'Leases', 'List, look up and revoke leases.'],
   ['/pki', 'PKI', 'Certificate authorities, roles and certificates.'],
   ['/kv', 'Key/value', 'Browse, read and write KV secrets.'],
+  ['/transit', 'Transit', 'Encryption keys: encrypt, decrypt, sign, verify, HMAC.'],
+  ['/database', 'Databases', 'Connections, roles, credentials and static roles.'],
+  ['/ssh', 'SSH', 'A certificate authority for SSH: roles, signing public keys.'],
 ];
 
 /** `/`: what the console offers, and who the signed-in token is. */

@@ -14,6 +14,22 @@ const WORDS = {
   auth: { title: 'Auth methods', one: 'auth method', sys: 'auth', builtin: ['token/'], types: 'jwt, oidc' },
 } as const;
 
+/** The console's page of a secrets engine mount, for the engine types that have pages. */
+const ENGINE_PAGES: Record<string, (mount: string) => string> = {
+  pki: (m) => `/pki/${m}`,
+  kv: (m) => `/kv/${m}/`,
+  transit: (m) => `/transit/${m}`,
+  database: (m) => `/database/${m}`,
+  ssh: (m) => `/ssh/${m}`,
+};
+
+/** A mount's path, linked to its pages in the console when its engine has some. */
+function MountPath({ kind, type, path, href }: { kind: Kind; type: string; path: string; href: (to: string) => string }) {
+  const target = kind === 'secret' ? ENGINE_PAGES[type]?.(encodeURIComponent(path.replace(/\/$/, ''))) : undefined;
+  const text = html`<code>${kind === 'auth' ? `auth/${path}` : path}</code>`;
+  return target ? html`<a href=${href(target)}>${text}</a>` : text;
+}
+
 /** `/mounts` and `/auth-methods`: the mounts of a kind, enabling one, disabling one after a confirmation. */
 function mountsPage(kind: Kind, path: string) {
   return page({
@@ -45,7 +61,7 @@ function MountsView(props: PageProps<Mounts> & { kind: Kind }) {
               .sort(([a], [b]) => a.localeCompare(b))
               .map(
                 ([path, m]) => html`<tr>
-                  <td><code>${kind === 'auth' ? `auth/${path}` : path}</code></td>
+                  <td><${MountPath} kind=${kind} type=${m.type} path=${path} href=${props.href} /></td>
                   <td>${m.type}${m.options?.version ? html` <span class="badge">v${m.options.version}</span>` : ''}</td>
                   <td>${m.description}</td>
                   <td>${formatTtl(m.config.default_lease_ttl, 'system')}</td>

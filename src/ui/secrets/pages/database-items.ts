@@ -1,0 +1,137 @@
+import { useState } from 'preact/hooks';
+import { ApiClient } from '../../shared/api';
+import { CopyText, ErrorMessage, Facts, Notice } from '../../shared/components';
+import { page, type PageProps } from '../../shared/console';
+import { useAction } from '../../shared/hooks';
+import { html } from '../../shared/html';
+import { Denied, isDenied, readOrDenied } from '../api';
+import { ConfirmButton, formatTtl, PermissionDenied } from '../components';
+import { Connection, ConnectionForm, databaseHref, dbUrl } from './database';
+
+function Crumbs({ href, mount }: { href: (p: string) => string; mount: string }) {
+  return html`<p><a href=${href('/database')}>Databases</a> / <a href=${href(databaseHref(mount))}>${mount}/</a></p>`;
+}
+
+/** `/database/:mount/connections/:name`: the connection (its URL, user, allowed roles), editing and deleting it. */
+export const databaseConnectionPage = page({
+  path: '/database/:mount/connections/:name',
+  title: ({ params }) => `Connection ${params.name}`,
+  signedIn: true,
+  load: ({ api, params }) => readOrDenied(api.get<{ data: Connection }>(dbUrl(params.mount, 'config', params.name)).then((r) => r.data)),
+  view: (props: PageProps<Connection | Denied>) => {
+    const { data, params } = props;
+    const { mount, name } = params;
+    const [saved, setSaved] = useState(false);
+    return html`<section>
+      <${Crumbs} href=${props.href} mount=${mount} />
+      <h1>Connection ${name}</h1>
+      ${isDenied(data)
+        ? html`<${PermissionDenied} what=${`reading the connection ${name}`} denied=${data} />`
+        : html`<div class="card">
+            <${Facts}
+              items=${[
+                ['Database', data.plugin_name],
+                ['Connection URL', html`<code>${data.connection_details.connection_url}</code>`],
+                ['Username', data.connection_details.username || 'none'],
+                ['Allowed roles', data.allowed_roles.join(', ') || 'none'],
+              ]}
+            />
+            ${saved && html`<${Notice}>Saved connection ${name}.<//>`}
+            <h2>Edit</h2>
+            <${ConnectionForm} key=${`${mount}/${name}`} api=${props.api} mount=${mount} name=${name} conn=${data} onSaved=${() => (setSaved(true), props.reload())} />
+            <div class="actions">
+              <${ConfirmButton}
+                label="Delete connection"
+                confirmLabel="Delete"
+                question=${`Delete the connection ${name}? The credentials issued through it are revoked first.`}
+                onConfirm=${async () => {
+                  await props.api.delete(dbUrl(mount, 'config', name));
+                  props.navigate(databaseHref(mount));
+                }}
+              />
+            </div>
+          </div>`}
+    </section>`;
+  },
+});
+
+interface Role {
+  readonly db_name: string;
+  readonly default_ttl: number;
+  readonly max_ttl: number;
+  readonly creation_statements: readonly string[];
+}
+
+/** `/database/:mount/roles/:name`: the role and generating credentials (shown once, with their lease). */
+export const databaseRolePage = page({
+  path: '/database/:mount/roles/:name',
+  title: ({ params }) => `Database role ${params.name}`,
+  signedIn: true,
+  load: ({ api, params }) => readOrDenied(api.get<{ data: Role }>(dbUrl(params.mount, 'roles', params.name)).then((r) => r.data)),
+  view: (props: PageProps<Role | Denied>) => {
+    const { data, params } = props;
+    const { mount, name } = params;
+    return html`<section>
+      <${Crumbs} href=${props.href} mount=${mount} />
+      <h1>Database role ${name}</h1>
+      ${isDenied(data)
+        ? html`<${PermissionDenied} what=${`reading the role ${name}`} denied=${data} />`
+        : html`<div class="columns">
+            <div class="card">
+              <h2>Credentials</h2>
+              <${Generate} api=${props.api} mount=${mount} name=${name} />
+            </div>
+            <div class="card">
+              <h2>Role</h2>
+              <${Facts}
+                items=${[
+                  ['Connection', html`<a href=${props.href(databaseHref(mount, 'connections', data.db_name))}>${data.db_name}</a>`],
+                  ['Default TTL', formatTtl(data.default_ttl, 'the mount default')],
+                  ['Maximum TTL', formatTtl(data.max_ttl, 'the mount maximum')],
+                ]}
+              />
+              <${CopyText} label="Creation statements" text=${data.creation_statements.join('\n')} />
+              <div class="actions">
+                <${ConfirmButton}
+                  label="Delete role"
+                  confirmLabel="Delete"
+                  question=${`Delete the role ${name}? Credentials it issued keep their leases.`}
+                  onConfirm=${async () => {
+                    await props.api.delete(dbUrl(mount, 'roles', name));
+                    props.navigate(databaseHref(mount));
+                  }}
+                />
+              </div>
+            </div>
+          </div>`}
+    </section>`;
+  },
+});
+
+interface Credentials {
+  readonly lease_id: string;
+  readonly lease_duration: number;
+  readonly renewable: boolean;
+  readonly data: { readonly username: string; readonly password: string };
+}
+
+function Generate({ api, mount, name }: { api: ApiClient; mount: string; name: string }) {
+  const [creds, setCreds] = useState<Credentials | undefined>(undefined);
+  const action = useAction();
+  const generate = () =>
+    void action.run(async () => {
+      setCreds(await api.get<Credentials>(dbUrl(mount, 'creds', name)));
+    });
+  return html`<div>
+    <p class="muted">A new database user under a lease; revoking the lease drops the user.</p>
+    <button type="button" disabled=${action.busy} onClick=${generate}>Generate credentials</button>
+    <${ErrorMessage} messages=${action.error} />
+    ${creds &&
+    html`<div class="secrets-issued" aria-live="polite">
+      <${Notice}>Copy the password now: it is not shown again.<//>
+      <${CopyText} label="Username" text=${creds.data.username} />
+      <${CopyText} label="Password" text=${creds.data.password} />
+      <${Facts} items=${[['Lease', html`<code>${creds.lease_id}</code>`], ['Lease duration', formatTtl(creds.lease_duration)], ['Renewable', creds.renewable ? 'yes' : 'no']]} />
+    </div>`}
+  </div>`;
+}

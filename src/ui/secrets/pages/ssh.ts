@@ -1,0 +1,145 @@
+import { useState } from 'preact/hooks';
+import { ApiClient, ApiError } from '../../shared/api';
+import { Checkbox, CopyText, ErrorMessage, Field, Select } from '../../shared/components';
+import { page, type PageProps } from '../../shared/console';
+import { useAction } from '../../shared/hooks';
+import { html } from '../../shared/html';
+import { apiPath, Denied, isDenied, listKeys, mountsOfType, readOrDenied } from '../api';
+import { DownloadLink, PermissionDenied, splitList } from '../components';
+
+export const sshHref = (mount: string, role?: string) => `/ssh/${encodeURIComponent(mount)}${role === undefined ? '' : `/roles/${encodeURIComponent(role)}`}`;
+
+export const sshUrl = (mount: string, path: string, name?: string) => `/v1/${apiPath(mount)}/${path}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
+
+/** `/ssh`: the SSH mounts. */
+export const sshMountsPage = page({
+  path: '/ssh',
+  title: 'SSH',
+  signedIn: true,
+  load: ({ api }) => readOrDenied(mountsOfType(api, ['ssh'])),
+  view: (props: PageProps<{ path: string }[] | Denied>) => html`<section>
+    <h1>SSH</h1>
+    ${isDenied(props.data)
+      ? html`<${PermissionDenied} what="listing secrets engines" denied=${props.data} />`
+      : props.data.length === 0
+        ? html`<p>No SSH secrets engine is enabled. <a href=${props.href('/mounts')}>Enable one</a> of type <code>ssh</code>.</p>`
+        : html`<ul class="secrets-list">
+            ${props.data.map((m) => html`<li><a href=${props.href(sshHref(m.path))}>${m.path}/</a></li>`)}
+          </ul>`}
+  </section>`,
+});
+
+interface SshMount {
+  /** The CA's public key (OpenSSH format); none before one is generated. */
+  readonly ca: string | undefined | Denied;
+  readonly roles: string[] | Denied;
+}
+
+async function caPublicKey(api: ApiClient, mount: string): Promise<string | undefined> {
+  try {
+    return (await api.get<{ data: { public_key: string } }>(sshUrl(mount, 'config/ca'))).data.public_key;
+  } catch (err) {
+    // The API answers 400 "keys haven't been configured yet" when there is no CA.
+    if (err instanceof ApiError && err.status === 400) return undefined;
+    throw err;
+  }
+}
+
+/** `/ssh/:mount`: the CA (its public key, or generating one) and the roles. */
+export const sshMountPage = page({
+  path: '/ssh/:mount',
+  title: ({ params }) => `SSH ${params.mount}/`,
+  signedIn: true,
+  load: async ({ api, params }): Promise<SshMount> => ({
+    ca: await readOrDenied(caPublicKey(api, params.mount)),
+    roles: await readOrDenied(listKeys(api, sshUrl(params.mount, 'roles'))),
+  }),
+  view: (props: PageProps<SshMount>) => {
+    const { data, params } = props;
+    const mount = params.mount;
+    return html`<section>
+      <p><a href=${props.href('/ssh')}>SSH</a></p>
+      <h1>SSH ${mount}/</h1>
+      <div class="card">
+        <h2>Certificate authority</h2>
+        ${isDenied(data.ca)
+          ? html`<${PermissionDenied} what="reading the CA" denied=${data.ca} />`
+          : data.ca
+            ? html`<${CopyText} label="CA public key" text=${data.ca} />
+                <p class="muted">Trust it in sshd's <code>TrustedUserCAKeys</code>, or on clients as an <code>@cert-authority</code> line.</p>
+                <div class="actions"><${DownloadLink} label="Download CA public key" filename=${`${mount}-ca.pub`} text=${data.ca} type="text/plain" /></div>`
+            : html`<p>This mount has no CA yet.</p><${GenerateCa} api=${props.api} mount=${mount} onDone=${props.reload} />`}
+      </div>
+      <div class="card">
+        <h2>Roles</h2>
+        ${isDenied(data.roles)
+          ? html`<${PermissionDenied} what="listing roles" denied=${data.roles} />`
+          : data.roles.length === 0
+            ? html`<p>No roles yet.</p>`
+            : html`<ul class="secrets-list">${data.roles.map((r) => html`<li><a href=${props.href(sshHref(mount, r))}>${r}</a></li>`)}</ul>`}
+        <${RoleForm} api=${props.api} mount=${mount} onSaved=${(name: string) => props.navigate(sshHref(mount, name))} />
+      </div>
+    </section>`;
+  },
+});
+
+function GenerateCa({ api, mount, onDone }: { api: ApiClient; mount: string; onDone: () => void }) {
+  const [keyType, setKeyType] = useState('ssh-ed25519');
+  const action = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await api.post(sshUrl(mount, 'config/ca'), { generate_signing_key: true, key_type: keyType });
+      onDone();
+    });
+  };
+  return html`<form onSubmit=${submit} aria-labelledby="ssh-generate-ca">
+    <h3 id="ssh-generate-ca">Generate a CA</h3>
+    <p class="muted">The private key stays in the secrets service.</p>
+    <${Select} label="CA key type" name="key_type" value=${keyType} options=${[['ssh-ed25519', 'Ed25519'], ['ecdsa-sha2-nistp256', 'ECDSA P-256'], ['ssh-rsa', 'RSA 4096']]} onInput=${setKeyType} />
+    <${ErrorMessage} messages=${action.error} />
+    <button type="submit" disabled=${action.busy}>Generate CA</button>
+  </form>`;
+}
+
+/** A CA role: who may be signed for, for how long. */
+function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSaved: (name: string) => void }) {
+  const [name, setName] = useState('');
+  const [users, setUsers] = useState('');
+  const [defaultUser, setDefaultUser] = useState('');
+  const [ttl, setTtl] = useState('1h');
+  const [maxTtl, setMaxTtl] = useState('8h');
+  const [hosts, setHosts] = useState(false);
+  const action = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const target = name.trim();
+      if (!target) throw new Error('name is required');
+      await api.post(sshUrl(mount, 'roles', target), {
+        key_type: 'ca',
+        allow_user_certificates: true,
+        allow_host_certificates: hosts,
+        allowed_users: splitList(users).join(','),
+        default_user: defaultUser.trim() || undefined,
+        default_extensions: { 'permit-pty': '' },
+        ttl: ttl.trim() || undefined,
+        max_ttl: maxTtl.trim() || undefined,
+      });
+      onSaved(target);
+    });
+  };
+  return html`<form onSubmit=${submit} aria-labelledby="ssh-new-role">
+    <h3 id="ssh-new-role">New role</h3>
+    <div class="row">
+      <${Field} label="Role name" name="name" required value=${name} onInput=${setName} />
+      <${Field} label="Allowed users" name="allowed_users" value=${users} onInput=${setUsers} hint="Comma-separated; * for any." />
+      <${Field} label="Default user" name="default_user" value=${defaultUser} onInput=${setDefaultUser} />
+      <${Field} label="TTL" name="ttl" value=${ttl} onInput=${setTtl} />
+      <${Field} label="Maximum TTL" name="max_ttl" value=${maxTtl} onInput=${setMaxTtl} />
+    </div>
+    <${Checkbox} label="Also host certificates" name="allow_host_certificates" checked=${hosts} onChange=${setHosts} />
+    <${ErrorMessage} messages=${action.error} />
+    <button type="submit" disabled=${action.busy}>Create role</button>
+  </form>`;
+}
