@@ -6,7 +6,8 @@ import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, formatTtl, PermissionDenied } from '../components';
-import { Connection, ConnectionForm, databaseHref, dbUrl } from './database';
+import { Connection, ConnectionForm, databaseHref } from './database';
+import { mountUrl } from './engine-mounts';
 
 function Crumbs({ href, mount }: { href: (p: string) => string; mount: string }) {
   return html`<p><a href=${href('/database')}>Databases</a> / <a href=${href(databaseHref(mount))}>${mount}/</a></p>`;
@@ -17,7 +18,7 @@ export const databaseConnectionPage = page({
   path: '/database/:mount/connections/:name',
   title: ({ params }) => `Connection ${params.name}`,
   signedIn: true,
-  load: ({ api, params }) => readOrDenied(api.get<{ data: Connection }>(dbUrl(params.mount, 'config', params.name)).then((r) => r.data)),
+  load: ({ api, params }) => readOrDenied(api.get<{ data: Connection }>(mountUrl(params.mount, 'config', params.name)).then((r) => r.data)),
   view: (props: PageProps<Connection | Denied>) => {
     const { data, params } = props;
     const { mount, name } = params;
@@ -45,7 +46,7 @@ export const databaseConnectionPage = page({
                 confirmLabel="Delete"
                 question=${`Delete the connection ${name}? The credentials issued through it are revoked first.`}
                 onConfirm=${async () => {
-                  await props.api.delete(dbUrl(mount, 'config', name));
+                  await props.api.delete(mountUrl(mount, 'config', name));
                   props.navigate(databaseHref(mount));
                 }}
               />
@@ -67,7 +68,7 @@ export const databaseRolePage = page({
   path: '/database/:mount/roles/:name',
   title: ({ params }) => `Database role ${params.name}`,
   signedIn: true,
-  load: ({ api, params }) => readOrDenied(api.get<{ data: Role }>(dbUrl(params.mount, 'roles', params.name)).then((r) => r.data)),
+  load: ({ api, params }) => readOrDenied(api.get<{ data: Role }>(mountUrl(params.mount, 'roles', params.name)).then((r) => r.data)),
   view: (props: PageProps<Role | Denied>) => {
     const { data, params } = props;
     const { mount, name } = params;
@@ -97,7 +98,7 @@ export const databaseRolePage = page({
                   confirmLabel="Delete"
                   question=${`Delete the role ${name}? Credentials it issued keep their leases.`}
                   onConfirm=${async () => {
-                    await props.api.delete(dbUrl(mount, 'roles', name));
+                    await props.api.delete(mountUrl(mount, 'roles', name));
                     props.navigate(databaseHref(mount));
                   }}
                 />
@@ -120,7 +121,7 @@ function Generate({ api, mount, name }: { api: ApiClient; mount: string; name: s
   const action = useAction();
   const generate = () =>
     void action.run(async () => {
-      setCreds(await api.get<Credentials>(dbUrl(mount, 'creds', name)));
+      setCreds(await api.get<Credentials>(mountUrl(mount, 'creds', name)));
     });
   return html`<div>
     <p class="muted">A new database user under a lease; revoking the lease drops the user.</p>

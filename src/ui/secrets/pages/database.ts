@@ -5,31 +5,15 @@ import { page, type PageProps } from '../../shared/console';
 import { formatTime } from '../../shared/format';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, listKeys, mountsOfType, readOrDenied } from '../api';
+import { Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { formatTtl, PermissionDenied, splitList } from '../components';
+import { engineMountsPage, mountUrl } from './engine-mounts';
 
 export const databaseHref = (mount: string, kind?: 'connections' | 'roles', name?: string) =>
   `/database/${encodeURIComponent(mount)}${kind && name !== undefined ? `/${kind}/${encodeURIComponent(name)}` : ''}`;
 
-export const dbUrl = (mount: string, path: string, name?: string) => `/v1/${apiPath(mount)}/${path}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
-
 /** `/database`: the database mounts. */
-export const databaseMountsPage = page({
-  path: '/database',
-  title: 'Databases',
-  signedIn: true,
-  load: ({ api }) => readOrDenied(mountsOfType(api, ['database'])),
-  view: (props: PageProps<{ path: string }[] | Denied>) => html`<section>
-    <h1>Databases</h1>
-    ${isDenied(props.data)
-      ? html`<${PermissionDenied} what="listing secrets engines" denied=${props.data} />`
-      : props.data.length === 0
-        ? html`<p>No database secrets engine is enabled. <a href=${props.href('/mounts')}>Enable one</a> of type <code>database</code>.</p>`
-        : html`<ul class="secrets-list">
-            ${props.data.map((m) => html`<li><a href=${props.href(databaseHref(m.path))}>${m.path}/</a></li>`)}
-          </ul>`}
-  </section>`,
-});
+export const databaseMountsPage = engineMountsPage({ path: '/database', title: 'Databases', type: 'database', engine: 'database', href: (mount) => databaseHref(mount) });
 
 /** A static role as `static-roles/:name` reads it: its rotation state. */
 interface StaticRole {
@@ -49,8 +33,8 @@ interface DatabaseMount {
 }
 
 async function staticRoles(api: ApiClient, mount: string): Promise<StaticRole[]> {
-  const names = await listKeys(api, dbUrl(mount, 'static-roles'));
-  return Promise.all(names.map(async (name) => ({ name, ...(await api.get<{ data: Omit<StaticRole, 'name'> }>(dbUrl(mount, 'static-roles', name))).data })));
+  const names = await listKeys(api, mountUrl(mount, 'static-roles'));
+  return Promise.all(names.map(async (name) => ({ name, ...(await api.get<{ data: Omit<StaticRole, 'name'> }>(mountUrl(mount, 'static-roles', name))).data })));
 }
 
 /** `/database/:mount`: connections, roles, static roles (with their rotation state); creating each. */
@@ -59,8 +43,8 @@ export const databaseMountPage = page({
   title: ({ params }) => `Database ${params.mount}/`,
   signedIn: true,
   load: async ({ api, params }): Promise<DatabaseMount> => ({
-    connections: await readOrDenied(listKeys(api, dbUrl(params.mount, 'config'))),
-    roles: await readOrDenied(listKeys(api, dbUrl(params.mount, 'roles'))),
+    connections: await readOrDenied(listKeys(api, mountUrl(params.mount, 'config'))),
+    roles: await readOrDenied(listKeys(api, mountUrl(params.mount, 'roles'))),
     staticRoles: await readOrDenied(staticRoles(api, params.mount)),
   }),
   view: (props: PageProps<DatabaseMount>) => {
@@ -119,7 +103,7 @@ function RotateNow({ api, mount, name, onDone }: { api: ApiClient; mount: string
   const action = useAction();
   const rotate = () =>
     void action.run(async () => {
-      await api.post(dbUrl(mount, 'rotate-role', name), {});
+      await api.post(mountUrl(mount, 'rotate-role', name), {});
       onDone();
     });
   return html`<span>
@@ -166,7 +150,7 @@ export function ConnectionForm({ api, mount, name, conn, onSaved }: ConnectionFo
     void action.run(async () => {
       const target = connName.trim();
       if (!target) throw new Error('name is required');
-      await api.post(dbUrl(mount, 'config', target), {
+      await api.post(mountUrl(mount, 'config', target), {
         plugin_name: plugin,
         connection_url: url.trim(),
         username: username.trim() || undefined,
@@ -208,7 +192,7 @@ function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSa
     void action.run(async () => {
       const target = name.trim();
       if (!target) throw new Error('name is required');
-      await api.post(dbUrl(mount, 'roles', target), {
+      await api.post(mountUrl(mount, 'roles', target), {
         db_name: dbName.trim(),
         creation_statements: statementList(statements),
         default_ttl: ttl.trim() || undefined,
@@ -241,7 +225,7 @@ function StaticRoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string
     void action.run(async () => {
       const target = name.trim();
       if (!target) throw new Error('name is required');
-      await api.post(dbUrl(mount, 'static-roles', target), { db_name: dbName.trim(), username: username.trim(), rotation_period: period.trim() });
+      await api.post(mountUrl(mount, 'static-roles', target), { db_name: dbName.trim(), username: username.trim(), rotation_period: period.trim() });
       setName('');
       setUsername('');
       onSaved();

@@ -1,30 +1,16 @@
 import { useState } from 'preact/hooks';
+import { engineMountsPage } from './engine-mounts';
 import { ApiClient, ApiError } from '../../shared/api';
 import { CopyText, ErrorMessage, Field, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, listKeys, mountsOfType, readOrDenied } from '../api';
+import { apiPath, Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { DownloadLink, PermissionDenied } from '../components';
 import { RevokeCertificate, RoleForm } from './pki-role';
 
 /** `/pki`: the PKI mounts. */
-export const pkiMountsPage = page({
-  path: '/pki',
-  title: 'PKI',
-  signedIn: true,
-  load: ({ api }) => readOrDenied(mountsOfType(api, ['pki'])),
-  view: (props: PageProps<{ path: string }[] | Denied>) => html`<section>
-    <h1>PKI</h1>
-    ${isDenied(props.data)
-      ? html`<${PermissionDenied} what="listing secrets engines" denied=${props.data} />`
-      : props.data.length === 0
-        ? html`<p>No PKI secrets engine is enabled. <a href=${props.href('/mounts')}>Enable one</a> of type <code>pki</code>.</p>`
-        : html`<ul class="secrets-list">
-            ${props.data.map((m) => html`<li><a href=${props.href(`/pki/${encodeURIComponent(m.path)}`)}>${m.path}/</a></li>`)}
-          </ul>`}
-  </section>`,
-});
+export const pkiMountsPage = engineMountsPage({ path: '/pki', title: 'PKI', type: 'pki', engine: 'PKI', href: (mount) => `/pki/${encodeURIComponent(mount)}` });
 
 interface PkiMount {
   /** The CA certificate (PEM), none before a root is generated or a signed intermediate is set. */

@@ -6,7 +6,8 @@ import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, DownloadLink, formatTtl, PermissionDenied, splitList } from '../components';
-import { sshHref, sshUrl } from './ssh';
+import { mountUrl } from './engine-mounts';
+import { sshHref } from './ssh';
 
 interface SshRole {
   readonly key_type: string;
@@ -23,7 +24,7 @@ export const sshRolePage = page({
   path: '/ssh/:mount/roles/:role',
   title: ({ params }) => `SSH role ${params.role}`,
   signedIn: true,
-  load: ({ api, params }) => readOrDenied(api.get<{ data: SshRole }>(sshUrl(params.mount, 'roles', params.role)).then((r) => r.data)),
+  load: ({ api, params }) => readOrDenied(api.get<{ data: SshRole }>(mountUrl(params.mount, 'roles', params.role)).then((r) => r.data)),
   view: (props: PageProps<SshRole | Denied>) => {
     const { data, params } = props;
     const { mount, role } = params;
@@ -54,7 +55,7 @@ export const sshRolePage = page({
                   confirmLabel="Delete"
                   question=${`Delete the role ${role}? Certificates it signed stay valid until they expire.`}
                   onConfirm=${async () => {
-                    await props.api.delete(sshUrl(mount, 'roles', role));
+                    await props.api.delete(mountUrl(mount, 'roles', role));
                     props.navigate(sshHref(mount));
                   }}
                 />
@@ -83,7 +84,7 @@ function Sign({ api, mount, role, hosts }: { api: ApiClient; mount: string; role
     e.preventDefault();
     setSigned(undefined);
     void action.run(async () => {
-      const res = await api.post<{ data: { serial_number: string; signed_key: string } }>(sshUrl(mount, 'sign', role), {
+      const res = await api.post<{ data: { serial_number: string; signed_key: string } }>(mountUrl(mount, 'sign', role), {
         public_key: publicKey.trim(),
         valid_principals: splitList(principals).join(',') || undefined,
         cert_type: certType,

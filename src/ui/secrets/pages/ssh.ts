@@ -4,30 +4,14 @@ import { Checkbox, CopyText, ErrorMessage, Field, Select } from '../../shared/co
 import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, listKeys, mountsOfType, readOrDenied } from '../api';
+import { Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { DownloadLink, PermissionDenied, splitList } from '../components';
+import { engineMountsPage, mountUrl } from './engine-mounts';
 
 export const sshHref = (mount: string, role?: string) => `/ssh/${encodeURIComponent(mount)}${role === undefined ? '' : `/roles/${encodeURIComponent(role)}`}`;
 
-export const sshUrl = (mount: string, path: string, name?: string) => `/v1/${apiPath(mount)}/${path}${name === undefined ? '' : `/${encodeURIComponent(name)}`}`;
-
 /** `/ssh`: the SSH mounts. */
-export const sshMountsPage = page({
-  path: '/ssh',
-  title: 'SSH',
-  signedIn: true,
-  load: ({ api }) => readOrDenied(mountsOfType(api, ['ssh'])),
-  view: (props: PageProps<{ path: string }[] | Denied>) => html`<section>
-    <h1>SSH</h1>
-    ${isDenied(props.data)
-      ? html`<${PermissionDenied} what="listing secrets engines" denied=${props.data} />`
-      : props.data.length === 0
-        ? html`<p>No SSH secrets engine is enabled. <a href=${props.href('/mounts')}>Enable one</a> of type <code>ssh</code>.</p>`
-        : html`<ul class="secrets-list">
-            ${props.data.map((m) => html`<li><a href=${props.href(sshHref(m.path))}>${m.path}/</a></li>`)}
-          </ul>`}
-  </section>`,
-});
+export const sshMountsPage = engineMountsPage({ path: '/ssh', title: 'SSH', type: 'ssh', engine: 'SSH', href: (mount) => sshHref(mount) });
 
 interface SshMount {
   /** The CA's public key (OpenSSH format); none before one is generated. */
@@ -37,7 +21,7 @@ interface SshMount {
 
 async function caPublicKey(api: ApiClient, mount: string): Promise<string | undefined> {
   try {
-    return (await api.get<{ data: { public_key: string } }>(sshUrl(mount, 'config/ca'))).data.public_key;
+    return (await api.get<{ data: { public_key: string } }>(mountUrl(mount, 'config/ca'))).data.public_key;
   } catch (err) {
     // The API answers 400 "keys haven't been configured yet" when there is no CA.
     if (err instanceof ApiError && err.status === 400) return undefined;
@@ -52,7 +36,7 @@ export const sshMountPage = page({
   signedIn: true,
   load: async ({ api, params }): Promise<SshMount> => ({
     ca: await readOrDenied(caPublicKey(api, params.mount)),
-    roles: await readOrDenied(listKeys(api, sshUrl(params.mount, 'roles'))),
+    roles: await readOrDenied(listKeys(api, mountUrl(params.mount, 'roles'))),
   }),
   view: (props: PageProps<SshMount>) => {
     const { data, params } = props;
@@ -89,7 +73,7 @@ function GenerateCa({ api, mount, onDone }: { api: ApiClient; mount: string; onD
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      await api.post(sshUrl(mount, 'config/ca'), { generate_signing_key: true, key_type: keyType });
+      await api.post(mountUrl(mount, 'config/ca'), { generate_signing_key: true, key_type: keyType });
       onDone();
     });
   };
@@ -116,7 +100,7 @@ function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSa
     void action.run(async () => {
       const target = name.trim();
       if (!target) throw new Error('name is required');
-      await api.post(sshUrl(mount, 'roles', target), {
+      await api.post(mountUrl(mount, 'roles', target), {
         key_type: 'ca',
         allow_user_certificates: true,
         allow_host_certificates: hosts,

@@ -4,8 +4,9 @@ import { Checkbox, ErrorMessage, Field, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, listKeys, mountsOfType, readOrDenied } from '../api';
+import { apiPath, Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { PermissionDenied } from '../components';
+import { engineMountsPage } from './engine-mounts';
 
 /** The key types the transit engine creates, as the form offers them. */
 const KEY_TYPES: readonly (readonly [string, string])[] = [
@@ -25,22 +26,13 @@ const KEY_TYPES: readonly (readonly [string, string])[] = [
 export const transitHref = (mount: string, key?: string) => `/transit/${encodeURIComponent(mount)}${key === undefined ? '' : `/keys/${encodeURIComponent(key)}`}`;
 
 /** `/transit`: the transit mounts. */
-export const transitMountsPage = page({
+export const transitMountsPage = engineMountsPage({
   path: '/transit',
   title: 'Transit',
-  signedIn: true,
-  load: ({ api }) => readOrDenied(mountsOfType(api, ['transit'])),
-  view: (props: PageProps<{ path: string }[] | Denied>) => html`<section>
-    <h1>Transit</h1>
-    <p class="lead">Encryption as a service: keys that never leave the secrets service.</p>
-    ${isDenied(props.data)
-      ? html`<${PermissionDenied} what="listing secrets engines" denied=${props.data} />`
-      : props.data.length === 0
-        ? html`<p>No transit secrets engine is enabled. <a href=${props.href('/mounts')}>Enable one</a> of type <code>transit</code>.</p>`
-        : html`<ul class="secrets-list">
-            ${props.data.map((m) => html`<li><a href=${props.href(transitHref(m.path))}>${m.path}/</a></li>`)}
-          </ul>`}
-  </section>`,
+  type: 'transit',
+  engine: 'transit',
+  lead: 'Encryption as a service: keys that never leave the secrets service.',
+  href: (mount) => transitHref(mount),
 });
 
 /** `/transit/:mount`: the mount's keys and creating one. */
