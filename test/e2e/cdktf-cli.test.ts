@@ -1,6 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { exampleDeployEnv, majorOf, runCdkCli } from '../helpers/cdk-cli';
+import { exampleDeployEnv, expectDeployCycle, majorOf, runCdkCli } from '../helpers/cdk-cli';
 import { hangar } from '../helpers/cli';
 import { terraformEnv } from '../helpers/terraform';
 
@@ -34,16 +34,7 @@ const cdktf = (node: string, args: string[], env: Record<string, string>) => run
   });
 
   test.each(NODES.map((node) => [majorOf(node), node] as const))('on Node.js %s: cdktf deploy, hangar diff and cdktf destroy of examples/typescript (all three services) on the embedded engine', (_major, node) => {
-    const env = exampleDeployEnv();
-    expect(cdktf(node, ['deploy'], env)).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
-    const diff = hangar(['diff', join(EXAMPLE, 'cdktf.out')], env);
-    expect(diff.stdout).toMatch(/objects in sync/);
-    expect(diff.code).toBe(0);
-    expect(cdktf(node, ['deploy'], env)).toMatch(/No changes|0 added, 0 changed, 0 destroyed/);
-    expect(cdktf(node, ['destroy'], env)).toMatch(/Destroy complete! Resources: \d+ destroyed/);
-    const after = hangar(['diff', join(EXAMPLE, 'cdktf.out')], env);
-    expect(after.code).toBe(2);
-    expect(after.stdout).toMatch(/registry\.box acme\/web: missing/);
+    expectDeployCycle((args, env) => cdktf(node, args, env), EXAMPLE);
   });
 
   (majorOf(NODE_22) === 22 ? test : test.skip)('on Node.js 22: cdktf deploy and destroy of examples/typescript', () => {

@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
-import { exampleDeployEnv, runCdkCli } from '../helpers/cdk-cli';
-import { hangar } from '../helpers/cli';
+import { expectDeployCycle, runCdkCli } from '../helpers/cdk-cli';
 import { tempDir } from '../helpers/storage';
 import { terraformEnv } from '../helpers/terraform';
 
@@ -50,15 +49,6 @@ const run = (cmd: string, args: string[], cwd: string) =>
   test('the example deploys, is in sync, redeploys with no change and destroys with hangar-cdktn', () => {
     expect(readFileSync(join(app, 'main.js'), 'utf8')).toMatch(/require\("hangar-cdktn"\)/);
     const cli = { node: process.execPath, cli: CDKTN, cwd: app, tf: tf! };
-    const env = exampleDeployEnv();
-    expect(runCdkCli(cli, ['deploy'], env)).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
-    const diff = hangar(['diff', join(app, 'cdktf.out')], env);
-    expect(diff.stdout).toMatch(/objects in sync/);
-    expect(diff.code).toBe(0);
-    expect(runCdkCli(cli, ['deploy'], env)).toMatch(/No changes|0 added, 0 changed, 0 destroyed/);
-    expect(runCdkCli(cli, ['destroy'], env)).toMatch(/Destroy complete! Resources: \d+ destroyed/);
-    const after = hangar(['diff', join(app, 'cdktf.out')], env);
-    expect(after.code).toBe(2);
-    expect(after.stdout).toMatch(/registry\.box acme\/web: missing/);
+    expectDeployCycle((args, env) => runCdkCli(cli, args, env), app);
   });
 });

@@ -50,3 +50,20 @@ export function exampleDeployEnv(): Record<string, string> {
   expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
   return { HANGAR_DATA: data, HANGAR_EXAMPLE_BOX_FILE: makeBoxFile(tempDir()).path, [CI_JWT_PUBKEYS_ENV]: CI_JWT_PUBLIC_KEY };
 }
+
+/**
+ * The whole cycle a pipeline runs with the CLI (`cli` runs it with ARGS in the app's directory `app`):
+ * deploy, `hangar diff` (in sync), deploy again (no change), destroy, `hangar diff` (the box missing).
+ */
+export function expectDeployCycle(cli: (args: string[], env: Record<string, string>) => string, app: string): void {
+  const env = exampleDeployEnv();
+  expect(cli(['deploy'], env)).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
+  const diff = hangar(['diff', join(app, 'cdktf.out')], env);
+  expect(diff.stdout).toMatch(/objects in sync/);
+  expect(diff.code).toBe(0);
+  expect(cli(['deploy'], env)).toMatch(/No changes|0 added, 0 changed, 0 destroyed/);
+  expect(cli(['destroy'], env)).toMatch(/Destroy complete! Resources: \d+ destroyed/);
+  const after = hangar(['diff', join(app, 'cdktf.out')], env);
+  expect(after.code).toBe(2);
+  expect(after.stdout).toMatch(/registry\.box acme\/web: missing/);
+}
