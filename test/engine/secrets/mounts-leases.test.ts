@@ -1,5 +1,5 @@
 import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
-import { mountTestEngine, testEngine } from './test-engine';
+import { afterCommitRuns, mountTestEngine, testEngine } from './test-engine';
 import { ManualClock } from '../../../src/engine/clock';
 import { Engine } from '../../../src/engine/engine';
 import { secretsCore } from '../../../src/engine/secrets/service';
@@ -251,6 +251,31 @@ describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
     s.clock.advance(10_000);
     await s.engine.scheduler.runOnce();
     expect(await keys('issued')).not.toContain(lease.data.id);
+  });
+
+  test('a transaction that lost a race runs again, and only the committed attempt\'s after-commit work runs', async () => {
+    // The storage's own retry, as when another writer held the lock: the first attempt's work is
+    // done, then its commit fails with the error the storage retries (SQLite busy, PostgreSQL
+    // serialization failure) and rolls back.
+    const storage = s.engine.storage;
+    const tx = storage.tx;
+    let lost = false;
+    storage.tx = (fn, options) =>
+      tx.call(storage, async (db) => {
+        const result = await fn(db);
+        if (!lost && !options?.readOnly) {
+          lost = true;
+          throw Object.assign(new Error('database is locked'), { code: '40001' });
+        }
+        return result;
+      }, options);
+    try {
+      expect((await s.v('PUT', `test/after-commit/retried-${kind}`, {})).status).toBe(204);
+    } finally {
+      storage.tx = tx;
+    }
+    expect(lost).toBe(true);
+    expect(afterCommitRuns.filter((name) => name === `retried-${kind}`)).toEqual([`retried-${kind}`]);
   });
 
   test('bad lease requests', async () => {

@@ -56,6 +56,16 @@ export const testEngine: EngineType = {
       },
     },
     { pattern: 'items', list: async (req) => ({ data: { keys: await req.store.list('items/') } }) },
+    {
+      // Queues work to run once the request committed; each run is recorded in afterCommitRuns.
+      pattern: 'after-commit/:name',
+      write: async (req) => {
+        const { name } = req.params;
+        await req.store.put(`after-commit/${name}`, {});
+        req.afterCommit(async () => void afterCommitRuns.push(name));
+        return undefined;
+      },
+    },
   ],
   async revoke(lease, ctx) {
     const { id } = lease.internal as { id: string };
@@ -67,6 +77,9 @@ export const testEngine: EngineType = {
     });
   },
 };
+
+/** The names of `after-commit/:name` writes whose after-commit work ran, in order. */
+export const afterCommitRuns: string[] = [];
 
 /** Registers the test engine and mounts it at `path`. */
 export async function mountTestEngine(engine: Engine, v: (m: string, p: string, b?: unknown) => Promise<{ status: number; text: string }>, path = 'test') {

@@ -182,6 +182,14 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   const withBody = op0 === 'write' || op0 === 'patch';
   const tasks: Array<() => Promise<void>> = [];
   const afterCommit = (task: () => Promise<void>) => void tasks.push(task);
+  /** A transaction's body that first drops the after-commit tasks of an earlier attempt, which rolled back. */
+  const attempt = <T>(fn: (db: Db) => Promise<T>) => {
+    const mark = tasks.length;
+    return (db: Db) => {
+      tasks.length = mark;
+      return fn(db);
+    };
+  };
   // A handler's own status for a JSON answer (KV v2's 404 that still shows a deleted version's metadata).
   let status = 200;
 
@@ -252,27 +260,27 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   // token's read, an own-transaction route, a wrong guess) takes a second transaction.
   const writing = (withBody || op0 === 'delete') && !readOnlyRouteLikely(core, path, op0);
   const first = await storage.tx(
-    async (db) => {
+    attempt(async (db) => {
       const plan = await makePlan(db);
       if (own(plan)) return { plan, done: false, result: undefined };
       if (writing) return { plan, done: true, result: await run(db, await countUse(db, plan)) };
       if (readOnly(plan) && !limited(plan)) return { plan, done: true, result: await run(db, plan) };
       return { plan, done: false, result: undefined };
-    },
+    }),
     { readOnly: !writing },
   );
   let result = first.result;
   if (!first.done && own(first.plan)) {
     // Only a limited token needs a write transaction to count its use before the handler runs.
-    const plan = limited(first.plan) ? await storage.tx((db) => countUse(db, first.plan)) : first.plan;
+    const plan = limited(first.plan) ? await storage.tx(attempt((db) => countUse(db, first.plan))) : first.plan;
     const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, NO_TRANSACTION, clock.now(), plan, afterCommit));
     status = res?.status ?? status;
     // A response that stores nothing (no writes, lease, token or wrapping) renders without a transaction.
     const stores = res && (res.writes || res.lease || res.auth || res.issued || wrapping);
     const renderIn = (db: Db) => render(core, db, clock.now(), req, plan, res!);
-    result = res && (stores ? await storage.tx(renderIn) : await renderIn(NO_TRANSACTION));
+    result = res && (stores ? await storage.tx(attempt(renderIn)) : await renderIn(NO_TRANSACTION));
   } else if (!first.done) {
-    result = await storage.tx(async (db) => run(db, await countUse(db, first.plan)), {
+    result = await storage.tx(attempt(async (db) => run(db, await countUse(db, first.plan))), {
       readOnly: readOnly(first.plan) && !limited(first.plan),
     });
   }
