@@ -3,6 +3,7 @@ import { afterCommitRuns, mountTestEngine, testEngine } from './test-engine';
 import { ManualClock } from '../../../src/engine/clock';
 import { Engine } from '../../../src/engine/engine';
 import { secretsCore } from '../../../src/engine/secrets/service';
+import { Db, TxOptions } from '../../../src/engine/storage/types';
 import { freshStorage, STORAGE_KINDS } from '../../helpers/storage';
 
 describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
@@ -258,10 +259,11 @@ describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
     // done, then its commit fails with the error the storage retries (SQLite busy, PostgreSQL
     // serialization failure) and rolls back.
     const storage = s.engine.storage;
-    const tx = storage.tx;
+    const original = storage.tx;
+    const tx = original.bind(storage);
     let lost = false;
-    storage.tx = (fn, options) =>
-      tx.call(storage, async (db) => {
+    storage.tx = <T>(fn: (db: Db) => Promise<T>, options?: TxOptions) =>
+      tx(async (db) => {
         const result = await fn(db);
         if (!lost && !options?.readOnly) {
           lost = true;
@@ -272,7 +274,7 @@ describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
     try {
       expect((await s.v('PUT', `test/after-commit/retried-${kind}`, {})).status).toBe(204);
     } finally {
-      storage.tx = tx;
+      storage.tx = original;
     }
     expect(lost).toBe(true);
     expect(afterCommitRuns.filter((name) => name === `retried-${kind}`)).toEqual([`retried-${kind}`]);
