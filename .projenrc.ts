@@ -81,6 +81,8 @@ const project = new cdktf.ConstructLibraryCdktf({
     'preact@11.2.0',
     'htm@3.1.1',
     'preact-render-to-string@6.8.2',
+    // web UI tests: the WCAG 2 A/AA rules (contrast included) checked in each page (test/ui/browser.ts)
+    'axe-core@4.14.1',
     // catalog: dependencies of the service catalog and its tests
     'consul@^2',
   ],

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser, chromium, Page } from 'playwright-core';
 import { CHROMIUM_ARGS, chromiumPath } from '../engine/secrets/oidc-provider';
@@ -104,4 +104,31 @@ export async function expectFocus(page: Page, text: string): Promise<void> {
     const focused = await page.evaluate(() => document.activeElement?.textContent?.slice(0, 80));
     throw new Error(`the focus is on "${focused}", not on "${text}"`);
   }
+}
+
+/** axe-core's browser build, evaluated in a page by expectAccessible. */
+let axeSource: string | undefined;
+
+/** The axe-core rules expectAccessible runs: WCAG 2.0 and 2.1, levels A and AA (color-contrast among them). */
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+/**
+ * Checks the page as it is now with axe-core's WCAG 2 A/AA rules and fails with the rule, the
+ * element and the message of every violation. axe is evaluated through the DevTools protocol
+ * (playwright's evaluate), which the pages' Content-Security-Policy does not govern: the served CSP
+ * stays as strict as users get it. Call it once a page has rendered. `include` limits the check to
+ * the elements a selector matches (an opened menu, whose page was checked before it opened: the
+ * page's targets under the menu are not what the user is working with then).
+ */
+export async function expectAccessible(page: Page, options: { include?: string } = {}): Promise<void> {
+  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async ({ tags, include }) => {
+    const axe = (window as unknown as { axe: { run: (context: Document | object, options: object) => Promise<any> } }).axe;
+    const result = await axe.run(include ? { include: [include] } : document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    return (result.violations as any[]).flatMap((v) =>
+      (v.nodes as any[]).map((n) => `${v.id}: ${(n.target as string[]).join(' ')} ${String(n.html).slice(0, 160)}\n    ${n.failureSummary ?? v.help}`),
+    );
+  }, { tags: AXE_TAGS, include: options.include });
+  if (violations.length > 0) throw new Error(`${violations.length} accessibility violation(s) on ${page.url()}:\n${violations.join('\n')}`);
 }

@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { describeUi, expectFocus, uiSuite } from './browser';
+import { describeUi, expectAccessible, expectFocus, uiSuite } from './browser';
 import { catalogUi, ROOT_NAME } from './catalog-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
@@ -19,6 +19,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'ACL' }).click();
     await page.getByRole('heading', { level: 1, name: 'Tokens' }).waitFor();
     await page.getByRole('row', { name: /Anonymous Token/ }).waitFor();
+    await expectAccessible(page);
 
     await page.getByRole('navigation', { name: 'ACL' }).getByRole('link', { name: 'Policies' }).click();
     await page.getByRole('link', { name: 'New policy' }).click();
@@ -31,6 +32,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByRole('button', { name: 'Create policy' }).click();
     await page.getByRole('heading', { level: 1, name: 'Policy app-reader' }).waitFor();
     await ui.screenshot(page, 'catalog-policy');
+    await expectAccessible(page);
 
     await page.getByRole('navigation', { name: 'ACL' }).getByRole('link', { name: 'Tokens' }).click();
     await page.getByRole('link', { name: 'New token' }).click();
@@ -39,6 +41,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByRole('button', { name: 'Create token' }).click();
     await page.getByRole('heading', { level: 1, name: /^Token / }).waitFor();
     await ui.screenshot(page, 'catalog-token');
+    await expectAccessible(page);
     await page.getByText('Show the secret ID').click();
     const secret = (await page.locator('figure.copy code').textContent())!.trim();
     expect(secret).toMatch(/^[0-9a-f-]{36}$/);
@@ -52,6 +55,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByRole('heading', { level: 1, name: 'Permission denied' }).waitFor();
     await page.getByRole('alert').getByText(/lacks permission 'acl:read'/).waitFor();
     await ui.screenshot(page, 'catalog-permission-denied');
+    await expectAccessible(page);
 
     // What it may do works: the key/value store under app/.
     await c.api('PUT', '/v1/kv/app/name', 'hangar');
@@ -89,6 +93,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByLabel('Policies').fill('role-policy');
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('heading', { level: 1, name: 'Role readers' }).waitFor();
+    await expectAccessible(page);
     await page.getByRole('navigation', { name: 'ACL' }).getByRole('link', { name: 'Roles' }).click();
     await page.getByRole('row', { name: /readers.*role-policy/ }).waitFor();
     await page.getByRole('link', { name: 'readers' }).click();
@@ -111,6 +116,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByLabel('Config').fill(JSON.stringify({ JWTValidationPubKeys: [publicKey], ClaimMappings: { project: 'project' } }));
     await page.getByRole('button', { name: 'Create auth method' }).click();
     await page.getByRole('heading', { level: 1, name: 'Auth method ci-jwt' }).waitFor();
+    await expectAccessible(page);
     expect((await c.api('GET', '/v1/acl/auth-method/ci-jwt')).body).toMatchObject({ Type: 'jwt', Config: { ClaimMappings: { project: 'project' } } });
     await page.getByRole('navigation', { name: 'ACL' }).getByRole('link', { name: 'Auth methods' }).click();
     await page.getByRole('row', { name: /ci-jwt jwt/ }).waitFor();
@@ -132,6 +138,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     await page.getByText('Saved.').waitFor();
     expect((await c.api('GET', `/v1/acl/binding-rule/${rules.body[0].ID}`)).body).toMatchObject({ BindType: 'node', AuthMethod: 'ci-jwt' });
     await ui.screenshot(page, 'catalog-binding-rule');
+    await expectAccessible(page);
 
     await page.getByRole('button', { name: 'Delete binding rule' }).click();
     await page.getByRole('button', { name: 'Confirm delete' }).click();
@@ -152,6 +159,7 @@ describeUi('catalog console: ACLs and namespaces', () => {
     const row = page.getByRole('row', { name: /team-a/ });
     await row.getByText('active').waitFor();
     await ui.screenshot(page, 'catalog-namespaces');
+    await expectAccessible(page);
 
     // Keyboard: the confirmation takes the focus of the button it replaces.
     await row.getByRole('button', { name: 'Delete team-a' }).focus();

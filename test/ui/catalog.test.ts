@@ -1,4 +1,4 @@
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectAccessible, uiSuite } from './browser';
 import { catalogUi, ROOT_NAME } from './catalog-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
@@ -29,6 +29,9 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     const page = await ui.newPage();
     const requested: string[] = [];
     page.on('request', (r) => requested.push(r.url()));
+    await page.goto(c.url('/sign-in'));
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await expectAccessible(page);
     await c.signIn(page, ROOT_TOKEN, ROOT_NAME);
     await page.getByRole('heading', { level: 1, name: 'Nodes' }).waitFor();
     const row = page.getByRole('row', { name: /web-1/ });
@@ -36,6 +39,7 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     await row.getByText('warning', { exact: true }).waitFor(); // the worst status, as a word
     await row.getByText('1 passing, 1 warning').waitFor();
     await ui.screenshot(page, 'catalog-nodes');
+    await expectAccessible(page);
 
     await page.getByRole('link', { name: 'web-1' }).click();
     await page.getByRole('heading', { level: 1, name: 'Node web-1' }).waitFor();
@@ -44,9 +48,11 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     await check.getByText('answered in 2.5 s').waitFor();
     await page.getByRole('row', { name: /Serf Health Status/ }).getByText('passing').waitFor();
     await ui.screenshot(page, 'catalog-node');
+    await expectAccessible(page);
 
     await page.getByRole('link', { name: 'web', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Service web' }).waitFor();
+    await expectAccessible(page);
     await page.getByText('10.0.0.1:80').waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Services' }).click();
     await page.getByRole('row', { name: /web v1/ }).waitFor();
@@ -91,6 +97,7 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     await page.getByLabel('Flags').fill('42');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { level: 1, name: 'Key app/config/port' }).waitFor();
+    await expectAccessible(page);
     await page.getByText('8080', { exact: true }).waitFor();
     let stored = await c.api('GET', '/v1/kv/app/config/port');
     expect(stored.body[0]).toMatchObject({ Flags: 42, Value: Buffer.from('8080').toString('base64') });
@@ -108,6 +115,7 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     await c.api('PUT', '/v1/kv/app/config/host', 'db.internal');
     await page.getByRole('link', { name: 'host', exact: true }).waitFor();
     await ui.screenshot(page, 'catalog-kv-folder');
+    await expectAccessible(page);
 
     await page.getByRole('link', { name: 'port', exact: true }).click();
     await page.getByRole('button', { name: 'Delete key' }).click();
@@ -134,6 +142,7 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     await page.getByText('Lock index').waitFor();
     await page.getByText('on web-1').waitFor();
     await ui.screenshot(page, 'catalog-kv-key');
+    await expectAccessible(page);
     await page.getByRole('link', { name: 'deploy-lock' }).click();
     await page.getByRole('heading', { level: 1, name: 'Session deploy-lock' }).waitFor();
 
@@ -148,6 +157,7 @@ describeUi('catalog console: nodes, key/value, sessions', () => {
     const before = await seconds();
     expect(before).toBeLessThanOrEqual(600);
     await ui.screenshot(page, 'catalog-sessions');
+    await expectAccessible(page);
     await page.clock.fastForward('02:00');
     await page.waitForFunction((limit) => {
       const [m, s] = document.querySelector('.catalog-countdown')!.textContent!.split(':').map(Number);

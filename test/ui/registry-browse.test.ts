@@ -1,4 +1,4 @@
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectAccessible, uiSuite } from './browser';
 import { registry } from '../engine/registry/registry-helpers';
 import { userWithToken } from '../helpers/server';
 
@@ -115,11 +115,13 @@ describeUi('box catalog: browsing', () => {
       await p.getByRole('button', { name: 'Search' }).click();
       await p.getByRole('heading', { name: 'Boxes matching “debian”' }).waitFor();
       await ui.screenshot(p, 'registry-search');
+      await expectAccessible(p);
       await p.getByRole('link', { name: 'alice/debian-web' }).click();
       await p.getByRole('heading', { level: 1, name: 'alice/debian-web' }).waitFor();
       expect(p.url()).toBe(`${ui.server.urls.registry}/alice/boxes/debian-web`);
       await p.getByRole('heading', { name: 'Version 1.0.0' }).waitFor();
       await ui.screenshot(p, 'registry-box');
+      await expectAccessible(p);
       await p.context().grantPermissions(['clipboard-read', 'clipboard-write']);
       await p.getByRole('button', { name: 'Copy vagrant box add' }).click();
       await p.getByText('Copied').waitFor();
@@ -129,6 +131,7 @@ describeUi('box catalog: browsing', () => {
       await p.getByRole('heading', { name: 'Boxes matching “debian”' }).waitFor();
       await p.getByRole('link', { name: 'alice', exact: true }).first().click();
       await p.getByRole('heading', { level: 1, name: 'alice' }).waitFor();
+      await expectAccessible(p);
       expect(ui.problems(p)).toEqual([]);
     });
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectAccessible, uiSuite } from './browser';
 import { configureRegistry } from '../../src/engine/registry/config';
 import { formatBytes } from '../../src/ui/shared/format';
 import { adminOwner, as, registry } from '../engine/registry/registry-helpers';
@@ -36,6 +36,7 @@ describeUi('box catalog: signing in and publishing', () => {
     await signInWithPassword(page, 'carol', 'wrong');
     await page.getByRole('alert').getByText('Invalid login or password').waitFor();
     await ui.screenshot(page, 'registry-sign-in');
+    await expectAccessible(page);
     await page.getByLabel('Password', { exact: true }).fill('carol password 1');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('Signed in as carol').waitFor();
@@ -80,6 +81,7 @@ describeUi('box catalog: signing in and publishing', () => {
 
     await page.getByRole('link', { name: 'New box' }).click();
     await page.getByLabel('Name', { exact: true }).fill('bookworm');
+    await expectAccessible(page);
     await page.getByLabel('Short description', { exact: true }).fill('Debian 12, minimal');
     await page.getByLabel('Description', { exact: true }).fill('A **minimal** Debian.');
     await page.getByRole('button', { name: 'Create box' }).click();
@@ -91,6 +93,7 @@ describeUi('box catalog: signing in and publishing', () => {
     await page.getByLabel('Private (only the owner and its members see it)', { exact: true }).uncheck();
     await page.getByRole('button', { name: 'Save box' }).click();
     await page.getByRole('heading', { level: 1, name: 'carol/bookworm', exact: true }).waitFor();
+    await expectAccessible(page);
 
     // A version, then a provider with the box file's checksum.
     const box = makeBoxFile(work, 'bookworm.box');
@@ -129,6 +132,7 @@ describeUi('box catalog: signing in and publishing', () => {
     await page.getByText(/vagrant box add carol\/bookworm --box-version 1\.0\.0/).first().waitFor();
     await page.getByRole('heading', { name: 'Version 1.0.0 released' }).scrollIntoViewIfNeeded();
     await ui.screenshot(page, 'registry-owner');
+    await expectAccessible(page);
 
     // What the browser did, seen through the API by an anonymous reader: released, hosted, the same bytes.
     const read = await ui.server.call('registry', 'GET', '/api/v2/box/carol/bookworm');

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { describeUi, uiSuite } from './browser';
-import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
+import { describeUi, expectAccessible, uiSuite } from './browser';
+import { asRoot, navTo, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { startProvider, TestProvider } from '../engine/secrets/oidc-provider';
 import { ROOT_TOKEN } from '../helpers/server';
 
@@ -43,6 +43,7 @@ describeUi('secrets console: sign-in and permissions', () => {
     const urls = recordUrls(page);
     await page.goto(url('/sign-in'));
     await screenshot(ui, page, 'secrets-sign-in');
+    await expectAccessible(page);
     await page.getByLabel('Auth method path').fill('jwt');
     await page.getByLabel('Role', { exact: true }).fill('staff');
     await page.getByRole('button', { name: 'Sign in with OIDC' }).click();
@@ -97,10 +98,13 @@ describeUi('secrets console: sign-in and permissions', () => {
       ['Leases', 'Leases', 'listing leases'],
       ['PKI', 'PKI', 'listing secrets engines'],
     ] as const) {
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: link, exact: true }).click();
+      await navTo(page, link);
       await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
       await page.getByRole('alert').getByText(`Permission denied. Your token's policies do not allow ${what}.`).waitFor();
-      if (link === 'Engines') await screenshot(ui, page, 'secrets-denied');
+      if (link === 'Engines') {
+        await screenshot(ui, page, 'secrets-denied');
+        await expectAccessible(page);
+      }
     }
     // A form whose write is refused shows the API's message.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Engines' }).click();
@@ -120,6 +124,7 @@ describeUi('secrets console: sign-in and permissions', () => {
     const page = await ui.newPage();
     await page.goto(url('/policies'));
     await page.getByRole('heading', { level: 1, name: 'Sign in required' }).waitFor();
+    await expectAccessible(page);
     // Keyboard: the first Tab reaches the skip link, which leads to the main region.
     await page.keyboard.press('Tab');
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');

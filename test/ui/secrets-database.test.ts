@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectAccessible, uiSuite } from './browser';
 import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { closeDatabaseSessions } from '../../src/engine/secrets/engines/database/store';
 import { havePostgres, startTargetPostgres, TargetPostgres } from '../helpers/postgres-target';
@@ -36,6 +36,7 @@ const CREATE = 'CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALI
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Engines' }).click();
     await page.getByRole('link', { name: 'database/' }).click();
     await page.getByRole('heading', { level: 1, name: 'Database database/' }).waitFor();
+    await expectAccessible(page);
 
     // A wrong password: the connection is verified before it is stored, the API's message shown.
     await page.getByLabel('Connection name', { exact: true }).fill('app');
@@ -48,6 +49,7 @@ const CREATE = 'CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALI
     await page.getByLabel('Password', { exact: true }).fill(pg.adminPassword);
     await page.getByRole('button', { name: 'Create connection' }).click();
     await page.getByRole('heading', { level: 1, name: 'Connection app' }).waitFor();
+    await expectAccessible(page);
     expect((await asRoot(ui, 'GET', 'database/config/app')).data).toMatchObject({ allowed_roles: ['ro'], connection_details: { username: pg.adminUser } });
     expect(await page.getByLabel('Password', { exact: true }).inputValue()).toBe('');
     expect(await page.content()).not.toContain(pg.adminPassword);
@@ -66,11 +68,30 @@ const CREATE = 'CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALI
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('heading', { level: 1, name: 'Database role ro' }).waitFor();
     expect((await asRoot(ui, 'GET', 'database/roles/ro')).data).toMatchObject({ db_name: 'app', default_ttl: 3600, max_ttl: 86400 });
+
+    // Editing the role: the form shows what the API read; the save is the same write.
+    const editRole = page.getByRole('form', { name: 'Edit role ro' });
+    expect(await editRole.getByLabel('Connection', { exact: true }).inputValue()).toBe('app');
+    expect(await editRole.getByLabel('Creation statements', { exact: true }).inputValue()).toBe(CREATE);
+    expect(await editRole.getByLabel('Default TTL', { exact: true }).inputValue()).toBe('1h');
+    await editRole.getByLabel('Default TTL', { exact: true }).fill('2h');
+    await editRole.getByText('Revocation, rollback and renewal').click();
+    await editRole.getByLabel('Revocation statements', { exact: true }).fill('DROP ROLE IF EXISTS "{{name}}";');
+    await editRole.getByRole('button', { name: 'Save role' }).click();
+    await page.getByText('Saved role ro.').waitFor();
+    expect((await asRoot(ui, 'GET', 'database/roles/ro')).data).toMatchObject({
+      db_name: 'app',
+      default_ttl: 7200,
+      max_ttl: 86400,
+      creation_statements: CREATE.split('\n'),
+      revocation_statements: ['DROP ROLE IF EXISTS "{{name}}";'],
+    });
     await page.getByRole('button', { name: 'Generate credentials' }).click();
     const username = await figure(page, 'Username');
     const password = await figure(page, 'Password');
     const lease = (await page.getByRole('definition').filter({ hasText: 'database/creds/ro/' }).textContent())!.trim();
     await screenshot(ui, page, 'secrets-database');
+    await expectAccessible(page);
     expect((await pg.psql(username, password, 'SELECT count(*) FROM items')).status).toBe(0);
     expect((await asRoot(ui, 'PUT', 'sys/leases/lookup', { lease_id: lease })).data.id).toBe(lease);
 
@@ -95,6 +116,22 @@ const CREATE = 'CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALI
     const second = (await asRoot(ui, 'GET', 'database/static-creds/static-app')).data;
     expect(second.password).not.toBe(first.password);
     expect((await pg.psql('app_static', second.password, 'SELECT 1')).status).toBe(0);
+
+    // Editing the static role from its row: the user is shown, not editable; the period and statements change.
+    await row.getByRole('button', { name: 'Edit static-app' }).click();
+    const editStatic = page.getByRole('form', { name: 'Edit static role static-app' });
+    expect(await editStatic.getByLabel('Database user', { exact: true }).inputValue()).toBe('app_static');
+    expect(await editStatic.getByLabel('Database user', { exact: true }).getAttribute('readonly')).not.toBeNull();
+    expect(await editStatic.getByLabel('Rotation period', { exact: true }).inputValue()).toBe('1h');
+    await editStatic.getByLabel('Rotation period', { exact: true }).fill('2h');
+    await editStatic.getByLabel('Rotation statements', { exact: true }).fill('ALTER ROLE "{{name}}" WITH PASSWORD \'{{password}}\';');
+    await editStatic.getByRole('button', { name: 'Save static role' }).click();
+    await row.getByRole('cell', { name: '2h', exact: true }).first().waitFor();
+    expect((await asRoot(ui, 'GET', 'database/static-roles/static-app')).data).toMatchObject({
+      username: 'app_static',
+      rotation_period: 7200,
+      rotation_statements: ['ALTER ROLE "{{name}}" WITH PASSWORD \'{{password}}\';'],
+    });
 
     for (const u of urls) expect(u).not.toContain(ROOT_TOKEN);
     // 400: the refused connection; 404: the empty listings.

@@ -44,3 +44,11 @@ export async function screenshot(ui: UiSuite, page: Page, name: string): Promise
   await page.evaluate(() => window.scrollTo(0, 0));
   await ui.screenshot(page, name);
 }
+
+/** Follows a link of the header: one of the Engines menu (PKI, Transit, ...) is shown by opening the menu first. */
+export async function navTo(page: Page, name: string): Promise<void> {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  const link = nav.getByRole('link', { name, exact: true });
+  if (!(await link.isVisible())) await nav.getByRole('button', { name: 'Engines menu' }).click();
+  await link.click();
+}

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeUi, uiSuite } from './browser';
+import { describeUi, expectAccessible, uiSuite } from './browser';
 import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
@@ -25,6 +25,7 @@ describeUi('secrets console: SSH', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Engines' }).click();
     await page.getByRole('link', { name: 'ssh/' }).click();
     await page.getByRole('heading', { level: 1, name: 'SSH ssh/' }).waitFor();
+    await expectAccessible(page);
     await page.getByText('This mount has no CA yet.').waitFor();
     await page.getByRole('button', { name: 'Generate CA' }).click();
     await page.getByRole('button', { name: 'Copy CA public key' }).waitFor();
@@ -40,7 +41,30 @@ describeUi('secrets console: SSH', () => {
     await page.getByLabel('Default user', { exact: true }).fill('deploy');
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('heading', { level: 1, name: 'SSH role users' }).waitFor();
+    await expectAccessible(page);
     expect((await asRoot(ui, 'GET', 'ssh/roles/users')).data).toMatchObject({ key_type: 'ca', allowed_users: 'deploy,ops', default_user: 'deploy', ttl: 3600 });
+
+    // Editing the role: the form shows what the API read; the save is the same write.
+    const edit = page.getByRole('form', { name: 'Edit' });
+    expect(await edit.getByLabel('Allowed users', { exact: true }).inputValue()).toBe('deploy,ops');
+    expect(await edit.getByLabel('Default user', { exact: true }).inputValue()).toBe('deploy');
+    expect(await edit.getByLabel('TTL', { exact: true }).inputValue()).toBe('1h');
+    expect(await edit.getByLabel('Maximum TTL', { exact: true }).inputValue()).toBe('8h');
+    await edit.getByLabel('Allowed users', { exact: true }).fill('deploy, ops, ci');
+    await edit.getByLabel('TTL', { exact: true }).fill('2h');
+    await edit.getByLabel('Also host certificates').check();
+    await edit.getByRole('button', { name: 'Save role' }).click();
+    await page.getByText('Saved role users.').waitFor();
+    expect((await asRoot(ui, 'GET', 'ssh/roles/users')).data).toMatchObject({
+      key_type: 'ca',
+      allowed_users: 'deploy,ops,ci',
+      default_user: 'deploy',
+      ttl: 7200,
+      max_ttl: 28800,
+      allow_user_certificates: true,
+      allow_host_certificates: true,
+      default_extensions: { 'permit-pty': '' },
+    });
 
     // A principal the role does not allow: the API's message.
     await page.getByLabel('Public key', { exact: true }).fill(readFileSync(join(dir, 'id_ed25519.pub'), 'utf8'));
@@ -52,6 +76,7 @@ describeUi('secrets console: SSH', () => {
     await page.getByRole('button', { name: 'Sign public key' }).click();
     await page.getByText(/Signed certificate [0-9a-f]+/).waitFor();
     await screenshot(ui, page, 'secrets-ssh');
+    await expectAccessible(page);
     await page.getByText('Save it next to the private key as id_ed25519-cert.pub.').waitFor();
     const done = page.waitForEvent('download');
     await page.getByRole('link', { name: 'Download certificate' }).click();

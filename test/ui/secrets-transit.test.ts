@@ -1,7 +1,7 @@
 import { verify } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { describeUi, uiSuite } from './browser';
-import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
+import { describeUi, expectAccessible, uiSuite } from './browser';
+import { asRoot, navTo, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
 /** The secrets console's transit pages: keys, their versions and configuration, and the operations, typed as text. */
@@ -25,10 +25,12 @@ describeUi('secrets console: transit', () => {
     const page = await ui.newPage();
     const urls = recordUrls(page);
     await signIn(ui, page);
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Transit' }).click();
+    await navTo(page, 'Transit');
     await page.getByRole('heading', { level: 1, name: 'Transit' }).waitFor();
+    await expectAccessible(page);
     await page.getByRole('link', { name: 'transit/' }).click();
     await page.getByRole('heading', { level: 1, name: 'Transit transit/' }).waitFor();
+    await expectAccessible(page);
     await page.getByText('No keys yet.').waitFor();
 
     // A bad rotation period: the API's message, no key.
@@ -74,6 +76,7 @@ describeUi('secrets console: transit', () => {
     await encrypt.getByRole('button', { name: 'Encrypt', exact: true }).click();
     await page.getByRole('form', { name: 'Encrypt', exact: true }).getByText(/^vault:v2:/).waitFor();
     await screenshot(ui, page, 'secrets-transit');
+    await expectAccessible(page);
 
     // Version 1 no longer decrypts once the minimum is 2.
     const config = page.getByRole('form', { name: 'Configuration', exact: true });

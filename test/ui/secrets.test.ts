@@ -1,8 +1,8 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { describeUi, expectFocus, uiSuite } from './browser';
-import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
+import { describeUi, expectAccessible, expectFocus, uiSuite } from './browser';
+import { asRoot, navTo, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 
 /** The secrets console administering the service from the browser: engines, policies, tokens, leases, PKI. */
@@ -34,6 +34,7 @@ describeUi('secrets console: administration', () => {
     await page.getByText('Signed in as root').waitFor();
     expect(page.url()).toBe(url('/'));
     await screenshot(ui, page, 'secrets-overview');
+    await expectAccessible(page);
     expect(await page.context().cookies()).toEqual([]);
     expect(JSON.parse((await page.evaluate(() => sessionStorage.getItem('hangar.secrets.session')))!)).toEqual({ token: ROOT_TOKEN, name: 'root' });
     await page.getByRole('button', { name: 'Sign out' }).click();
@@ -56,6 +57,7 @@ describeUi('secrets console: administration', () => {
     await page.getByRole('cell', { name: 'keys for the UI test' }).waitFor();
     expect((await asRoot(ui, 'GET', 'sys/mounts')).data['transit-ui/']).toMatchObject({ type: 'transit', description: 'keys for the UI test' });
     await screenshot(ui, page, 'secrets-mounts');
+    await expectAccessible(page);
 
     // A wrong type: the API's message, nothing enabled.
     await page.getByLabel('Type', { exact: true }).fill('nonsense');
@@ -72,6 +74,7 @@ describeUi('secrets console: administration', () => {
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Auth methods' }).click();
     await page.getByRole('heading', { level: 1, name: 'Auth methods' }).waitFor();
+    await expectAccessible(page);
     await page.getByLabel('Type', { exact: true }).fill('oidc');
     await page.getByLabel('Path', { exact: true }).fill('sso');
     await page.getByRole('button', { name: 'Enable' }).click();
@@ -96,11 +99,13 @@ describeUi('secrets console: administration', () => {
     await page.getByRole('button', { name: 'Save policy' }).click();
     await page.getByRole('alert').getByText(/failed to parse policy/).waitFor();
     await screenshot(ui, page, 'secrets-policy-error');
+    await expectAccessible(page);
     expect((await ui.server.call('secrets', 'GET', '/v1/sys/policies/acl/ui-readers', { headers: { 'x-secrets-token': ROOT_TOKEN } })).status).toBe(404);
 
     await editor.fill('path "secret/*" {\n  capabilities = ["read", "list"]\n}\n');
     await page.getByRole('button', { name: 'Save policy' }).click();
     await page.getByRole('heading', { level: 1, name: 'Policy ui-readers' }).waitFor();
+    await expectAccessible(page);
     expect(page.url()).toBe(url('/policies/ui-readers'));
     expect((await asRoot(ui, 'GET', 'sys/policies/acl/ui-readers')).data.policy).toContain('capabilities = ["read", "list"]');
 
@@ -136,6 +141,7 @@ describeUi('secrets console: administration', () => {
     const info = (await asRoot(ui, 'POST', 'auth/token/lookup', { token })).data;
     expect(info).toMatchObject({ display_name: 'token-ci-runner', policies: ['default', 'ui-ops'] });
     await screenshot(ui, page, 'secrets-tokens');
+    await expectAccessible(page);
 
     await page.getByLabel('Accessor', { exact: true }).fill(info.accessor);
     await page.getByRole('button', { name: 'Look up' }).click();
@@ -182,6 +188,7 @@ describeUi('secrets console: administration', () => {
     await page.getByRole('button', { name: `Look up ${first}` }).click();
     await page.getByText('Renewable').waitFor();
     await screenshot(ui, page, 'secrets-leases');
+    await expectAccessible(page);
     await page.getByRole('button', { name: `Revoke ${first}` }).click();
     await page.getByRole('button', { name: 'Revoke', exact: true }).click();
     await page.getByText(`Revoked ${first}.`).waitFor();
@@ -202,9 +209,10 @@ describeUi('secrets console: administration', () => {
 
   test('PKI: generates a root, creates a role, issues and downloads a certificate, revokes it', async () => {
     const { page, urls } = await signedIn();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'PKI' }).click();
+    await navTo(page, 'PKI');
     await page.getByRole('link', { name: 'pki/' }).click();
     await page.getByRole('heading', { level: 1, name: 'PKI pki/' }).waitFor();
+    await expectAccessible(page);
     await page.getByLabel('Common name', { exact: true }).fill('Hangar UI Root');
     await page.getByRole('button', { name: 'Generate root' }).click();
     await page.getByRole('button', { name: 'Copy CA certificate (PEM)' }).waitFor();
@@ -218,6 +226,7 @@ describeUi('secrets console: administration', () => {
     await page.getByLabel('Allowed domains', { exact: true }).fill('example.com');
     await page.getByRole('button', { name: 'Create role' }).click();
     await page.getByRole('heading', { level: 1, name: 'PKI role web' }).waitFor();
+    await expectAccessible(page);
     expect((await asRoot(ui, 'GET', 'pki/roles/web')).data).toMatchObject({ allowed_domains: ['example.com'], allow_subdomains: true });
 
     // Editing the role keeps what the form does not show.
@@ -237,6 +246,7 @@ describeUi('secrets console: administration', () => {
     await page.getByRole('button', { name: 'Issue certificate' }).click();
     await page.getByText(/Issued certificate/).waitFor();
     await screenshot(ui, page, 'secrets-pki');
+    await expectAccessible(page);
     const download = async (name: string) => {
       const done = page.waitForEvent('download');
       await page.getByRole('link', { name }).click();
@@ -273,9 +283,10 @@ describeUi('secrets console: administration', () => {
 
   test('KV: writes a secret in a v2 mount, browses to it, writes a second version and reads the first', async () => {
     const { page, urls } = await signedIn();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Key/value' }).click();
+    await navTo(page, 'Key/value');
     await page.getByRole('link', { name: 'secret/' }).click();
     await page.getByRole('heading', { level: 1, name: 'secret/' }).waitFor();
+    await expectAccessible(page);
     await page.getByLabel('Path', { exact: true }).fill('app/db');
     const data = page.getByLabel('Data (JSON object)');
     await data.fill('{"password": ');
@@ -292,6 +303,7 @@ describeUi('secrets console: administration', () => {
     await page.getByRole('cell', { name: 'second-secret' }).waitFor();
     await page.getByText('Version 2 of 2').waitFor();
     await screenshot(ui, page, 'secrets-kv');
+    await expectAccessible(page);
     await page.getByRole('link', { name: 'Version 1' }).click();
     await page.getByRole('cell', { name: 'first-secret' }).waitFor();
     await page.getByText('Version 1 of 2').waitFor();
@@ -311,6 +323,60 @@ describeUi('secrets console: administration', () => {
     await page.getByRole('cell', { name: 'second-secret' }).waitFor();
     expectNoTokenIn(urls);
     // 404: the listing of the mount before anything was written.
+    expect(unexpectedProblems(ui, page, [404])).toEqual([]);
+  });
+
+  test('the Engines menu works with the keyboard alone: opens, walks its links, closes on Escape and on navigation', async () => {
+    const { page } = await signedIn();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent);
+    const tab = async (times: number) => {
+      for (let i = 0; i < times; i++) await page.keyboard.press('Tab');
+    };
+    // From the top of a freshly loaded page: the skip link, the brand, the Engines link, then the menu's button.
+    await page.goto(url('/'));
+    await page.getByRole('heading', { level: 2, name: 'Your token' }).waitFor();
+    await tab(4);
+    expect(await focused()).toBe('Engines menu');
+    await nav.getByRole('button', { name: 'Engines menu', expanded: false }).waitFor();
+    expect(await nav.getByRole('link', { name: 'Databases' }).isVisible()).toBe(false);
+    await page.keyboard.press('Enter');
+    await nav.getByRole('button', { name: 'Engines menu', expanded: true }).waitFor();
+    await tab(1);
+    await expectFocus(page, 'All engines');
+    await tab(1);
+    await expectFocus(page, 'PKI');
+    await screenshot(ui, page, 'secrets-engines-menu');
+    await expectAccessible(page, { include: 'header' }); // the page under the menu was checked closed
+    // Escape closes the list and gives the focus back to the button.
+    await page.keyboard.press('Escape');
+    await nav.getByRole('link', { name: 'Databases' }).waitFor({ state: 'hidden' });
+    expect(await focused()).toBe('Engines menu');
+    await nav.getByRole('button', { name: 'Engines menu', expanded: false }).waitFor();
+    // Tabbing past the last link closes the list.
+    await page.keyboard.press(' ');
+    await tab(9);
+    await expectFocus(page, 'RabbitMQ');
+    await tab(1);
+    await expectFocus(page, 'Auth methods');
+    await nav.getByRole('button', { name: 'Engines menu', expanded: false }).waitFor();
+    // Following a link navigates and closes the list; the group of the page is marked current.
+    await page.keyboard.press('Shift+Tab'); // the hidden links are skipped
+    expect(await focused()).toBe('Engines menu');
+    await page.keyboard.press('Enter');
+    await tab(6);
+    await expectFocus(page, 'SSH');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'SSH', exact: true }).waitFor();
+    await nav.getByRole('button', { name: 'Engines menu', expanded: false }).waitFor();
+    expect(await nav.getByRole('link', { name: 'Engines', exact: true }).getAttribute('aria-current')).toBe('true');
+    await page.keyboard.press('Shift+Tab'); // from <main>, which has the focus after a navigation
+    await expectFocus(page, 'Sign out');
+    // Back through Leases, Tokens, Policies, Auth methods to the menu's button.
+    for (let i = 0; i < 5; i++) await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Engines menu');
+    await page.keyboard.press('Enter');
+    expect(await nav.getByRole('link', { name: 'SSH', exact: true }).getAttribute('aria-current')).toBe('page');
     expect(unexpectedProblems(ui, page, [404])).toEqual([]);
   });
 });

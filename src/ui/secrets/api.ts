@@ -25,6 +25,16 @@ export async function readOrDenied<T>(read: Promise<T>): Promise<T | Denied> {
   }
 }
 
+/** The `data` of a read, or undefined when the API answers 404 (a configuration never written). */
+export async function readOptional<T>(api: ApiClient, path: string): Promise<T | undefined> {
+  try {
+    return (await api.get<{ data: T }>(path)).data;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
 /** The keys of a LIST (GET with `list=true`); none when the API answers 404 (nothing there). */
 export async function listKeys(api: ApiClient, path: string): Promise<string[]> {
   try {

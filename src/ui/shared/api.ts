@@ -82,17 +82,28 @@ export class ApiClient {
     /** The header the API reads the token from: `Authorization` (as Bearer), `X-Secrets-Token`, `X-Catalog-Token`. */
     readonly tokenHeader: string,
     readonly token?: string,
+    /** Headers sent with every request besides the token's (the catalog console's namespace). */
+    private readonly fixedHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   /** The same client with another token (undefined: anonymous). */
   withToken(token: string | undefined): ApiClient {
-    return new ApiClient(this.transport, this.tokenHeader, token);
+    return new ApiClient(this.transport, this.tokenHeader, token, this.fixedHeaders);
   }
 
-  /** Headers that carry the token, for requests made outside this client (uploads with progress). */
+  /** The same client sending these headers too with every request. */
+  withHeaders(headers: Record<string, string>): ApiClient {
+    return new ApiClient(this.transport, this.tokenHeader, this.token, { ...this.fixedHeaders, ...headers });
+  }
+
+  /**
+   * Headers that carry the token (and the client's fixed headers), for requests made outside this
+   * client (uploads with progress, the catalog's raw reads and writes).
+   */
   authHeaders(): Record<string, string> {
-    if (!this.token) return {};
-    return this.tokenHeader.toLowerCase() === 'authorization' ? { authorization: `Bearer ${this.token}` } : { [this.tokenHeader]: this.token };
+    if (!this.token) return { ...this.fixedHeaders };
+    const auth = this.tokenHeader.toLowerCase() === 'authorization' ? { authorization: `Bearer ${this.token}` } : { [this.tokenHeader]: this.token };
+    return { ...this.fixedHeaders, ...auth };
   }
 
   get<T = any>(path: string, query?: Query): Promise<T> {

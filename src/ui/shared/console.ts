@@ -40,10 +40,21 @@ export interface PageDef<D = any> {
   readonly signedIn?: boolean;
 }
 
-export interface NavItem {
+/** A header link to one of the console's pages. */
+export interface NavLink {
   readonly label: string;
   readonly path: string;
 }
+
+/** A header entry that opens a list of links (a disclosure menu: "Engines" → PKI, Transit, ...). */
+export interface NavGroup {
+  readonly label: string;
+  /** The group's own page (its label links to it); without one the label is the menu's button. */
+  readonly path?: string;
+  readonly children: readonly NavLink[];
+}
+
+export type NavItem = NavLink | NavGroup;
 
 export interface ConsoleDef {
   /** The API the console talks to (and the sessionStorage key of its sign-in). */

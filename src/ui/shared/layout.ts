@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import type { ConsoleDef } from './console';
 import { html } from './html';
+import { NavMenu } from './nav-menu';
 import { joinPath } from './router';
 import type { Session } from './session';
 
@@ -23,8 +24,15 @@ export function Layout({ def, path, session, onSignOut, children }: LayoutProps)
         <a class="brand" href=${def.mount}><span class="logo" aria-hidden="true">⌂</span> Hangar <span class="console-name">${def.title}</span></a>
         <nav aria-label="Main">
           <ul>
-            ${def.nav.map(
-              (item) => html`<li><a href=${joinPath(def.mount, item.path)} aria-current=${current(item.path) ? 'page' : undefined}>${item.label}</a></li>`,
+            ${def.nav.map((item) =>
+              'children' in item
+                ? html`<${NavMenu}
+                    label=${item.label}
+                    path=${path}
+                    href=${item.path && joinPath(def.mount, item.path)}
+                    links=${item.children.map((link) => ({ link, href: joinPath(def.mount, link.path), current: current(link.path) }))}
+                  />`
+                : html`<li><a href=${joinPath(def.mount, item.path)} aria-current=${current(item.path) ? 'page' : undefined}>${item.label}</a></li>`,
             )}
           </ul>
         </nav>

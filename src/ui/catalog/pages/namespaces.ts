@@ -11,13 +11,13 @@ import type { Namespace } from '../types';
 
 const NAMESPACES: Source<Namespace[]> = { path: '/v1/namespaces' };
 
-/** `/namespaces`: list, create, delete (a deleted namespace is marked, then removed in the background). */
+/** `/namespaces`: list, create, delete (a deleted namespace is marked, then removed in the background); in no namespace. */
 export const namespacesPage = catalogPage({
   path: '/namespaces',
   title: 'Namespaces',
   load: ({ api }) => readLive(api, NAMESPACES),
   view: (props: PageProps<Live<Namespace[]>>) => html`<${NamespacesView} ...${props} />`,
-});
+}, { namespaced: false });
 
 function NamespacesView({ api, data }: PageProps<Live<Namespace[]>>) {
   const namespaces = useLive(api, NAMESPACES, data);

@@ -6,7 +6,7 @@ import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, formatTtl, PermissionDenied } from '../components';
-import { Connection, ConnectionForm, databaseHref } from './database';
+import { Connection, ConnectionForm, databaseHref, Role, RoleForm } from './database';
 import { mountUrl } from './engine-mounts';
 
 function Crumbs({ href, mount }: { href: (p: string) => string; mount: string }) {
@@ -56,14 +56,7 @@ export const databaseConnectionPage = page({
   },
 });
 
-interface Role {
-  readonly db_name: string;
-  readonly default_ttl: number;
-  readonly max_ttl: number;
-  readonly creation_statements: readonly string[];
-}
-
-/** `/database/:mount/roles/:name`: the role and generating credentials (shown once, with their lease). */
+/** `/database/:mount/roles/:name`: the role (edit, delete) and generating credentials (shown once, with their lease). */
 export const databaseRolePage = page({
   path: '/database/:mount/roles/:name',
   title: ({ params }) => `Database role ${params.name}`,
@@ -72,6 +65,7 @@ export const databaseRolePage = page({
   view: (props: PageProps<Role | Denied>) => {
     const { data, params } = props;
     const { mount, name } = params;
+    const [saved, setSaved] = useState(false);
     return html`<section>
       <${Crumbs} href=${props.href} mount=${mount} />
       <h1>Database role ${name}</h1>
@@ -91,7 +85,9 @@ export const databaseRolePage = page({
                   ['Maximum TTL', formatTtl(data.max_ttl, 'the mount maximum')],
                 ]}
               />
-              <${CopyText} label="Creation statements" text=${data.creation_statements.join('\n')} />
+              ${saved && html`<${Notice}>Saved role ${name}.<//>`}
+              <h3>Edit</h3>
+              <${RoleForm} key=${`${mount}/${name}`} api=${props.api} mount=${mount} name=${name} role=${data} onSaved=${() => (setSaved(true), props.reload())} />
               <div class="actions">
                 <${ConfirmButton}
                   label="Delete role"

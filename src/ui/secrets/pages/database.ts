@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Field, Select, TextArea } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
@@ -6,7 +6,7 @@ import { formatTime } from '../../shared/format';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, listKeys, readOrDenied } from '../api';
-import { formatTtl, PermissionDenied, splitList } from '../components';
+import { formatTtl, PermissionDenied, splitList, ttlField } from '../components';
 import { engineMountsPage, mountUrl } from './engine-mounts';
 
 export const databaseHref = (mount: string, kind?: 'connections' | 'roles', name?: string) =>
@@ -15,12 +15,9 @@ export const databaseHref = (mount: string, kind?: 'connections' | 'roles', name
 /** `/database`: the database mounts. */
 export const databaseMountsPage = engineMountsPage({ path: '/database', title: 'Databases', type: 'database', engine: 'database', href: (mount) => databaseHref(mount) });
 
-/** A static role as `static-roles/:name` reads it: its rotation state. */
-interface StaticRole {
+/** A static role as `static-roles/:name` reads it: its definition and rotation state. */
+interface StaticRole extends StaticRoleDefinition {
   readonly name: string;
-  readonly db_name: string;
-  readonly username: string;
-  readonly rotation_period: number;
   readonly last_vault_rotation: string;
   /** Seconds to the next rotation. */
   readonly ttl: number;
@@ -50,6 +47,9 @@ export const databaseMountPage = page({
   view: (props: PageProps<DatabaseMount>) => {
     const { data, params } = props;
     const mount = params.mount;
+    // The static role whose edit form is open under the table.
+    const [editing, setEditing] = useState<string | undefined>(undefined);
+    const edited = isDenied(data.staticRoles) ? undefined : data.staticRoles.find((r) => r.name === editing);
     const links = (names: string[], kind: 'connections' | 'roles') =>
       html`<ul class="secrets-list">${names.map((n) => html`<li><a href=${props.href(databaseHref(mount, kind, n))}>${n}</a></li>`)}</ul>`;
     return html`<section>
@@ -88,16 +88,31 @@ export const databaseMountPage = page({
                     <td>${formatTtl(r.rotation_period)}</td>
                     <td>${formatTime(Date.parse(r.last_vault_rotation))}</td>
                     <td>${formatTtl(r.ttl, 'now')}</td>
-                    <td><${RotateNow} api=${props.api} mount=${mount} name=${r.name} onDone=${props.reload} /></td>
+                    <td class="actions">
+                      <${RotateNow} api=${props.api} mount=${mount} name=${r.name} onDone=${props.reload} />
+                      <button type="button" class="secondary" aria-label=${`Edit ${r.name}`} aria-expanded=${editing === r.name} aria-controls=${editing === r.name ? 'database-edit-static' : undefined} onClick=${() => setEditing(editing === r.name ? undefined : r.name)}>Edit</button>
+                    </td>
                   </tr>`)}
                 </tbody>
               </table>`}
+        ${edited &&
+        html`<${EditStaticRole} key=${edited.name} api=${props.api} mount=${mount} role=${edited} onSaved=${() => (setEditing(undefined), props.reload())} />`}
         <h3>New static role</h3>
         <${StaticRoleForm} api=${props.api} mount=${mount} onSaved=${props.reload} />
       </div>
     </section>`;
   },
 });
+
+/** The edit form of one static role, opened from its row (the focus moves to its heading). */
+function EditStaticRole({ api, mount, role, onSaved }: { api: ApiClient; mount: string; role: StaticRole; onSaved: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return html`<div id="database-edit-static" class="card">
+    <h3 tabindex="-1" ref=${heading}>Edit static role ${role.name}</h3>
+    <${StaticRoleForm} api=${api} mount=${mount} name=${role.name} role=${role} onSaved=${onSaved} />
+  </div>`;
+}
 
 function RotateNow({ api, mount, name, onDone }: { api: ApiClient; mount: string; name: string; onDone: () => void }) {
   const action = useAction();
@@ -179,67 +194,134 @@ export function ConnectionForm({ api, mount, name, conn, onSaved }: ConnectionFo
 
 /** Statements typed one per line; the API takes a list. */
 const statementList = (text: string) => text.split('\n').map((s) => s.trim()).filter(Boolean);
+/** A list of statements as the form shows it: one per line. */
+const statementLines = (list: readonly string[] | undefined) => (list ?? []).join('\n');
+/** Seconds as the form's duration; 0 (the mount's) as empty. */
+const ttlText = (seconds: number) => (seconds ? ttlField(seconds) : '');
 
-function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSaved: (name: string) => void }) {
-  const [name, setName] = useState('');
-  const [dbName, setDbName] = useState('');
-  const [statements, setStatements] = useState('');
-  const [ttl, setTtl] = useState('1h');
-  const [maxTtl, setMaxTtl] = useState('24h');
+/** A role as `roles/:name` reads it. */
+export interface Role {
+  readonly db_name: string;
+  readonly default_ttl: number;
+  readonly max_ttl: number;
+  readonly creation_statements: readonly string[];
+  readonly revocation_statements: readonly string[];
+  readonly rollback_statements: readonly string[];
+  readonly renew_statements: readonly string[];
+}
+
+const OPTIONAL_STATEMENTS = 'One per line. Empty: the database\'s default.';
+
+/** Creates a role (no `role`) or edits one with the same write; `onSaved` gets its name. */
+interface RoleFormProps {
+  readonly api: ApiClient;
+  readonly mount: string;
+  /** The role edited; none: a new one (its name is asked). */
+  readonly name?: string;
+  readonly role?: Role;
+  readonly onSaved: (name: string) => void;
+}
+
+export function RoleForm({ api, mount, name, role, onSaved }: RoleFormProps) {
+  const [roleName, setRoleName] = useState(name ?? '');
+  const [dbName, setDbName] = useState(role?.db_name ?? '');
+  const [creation, setCreation] = useState(statementLines(role?.creation_statements));
+  const [revocation, setRevocation] = useState(statementLines(role?.revocation_statements));
+  const [rollback, setRollback] = useState(statementLines(role?.rollback_statements));
+  const [renew, setRenew] = useState(statementLines(role?.renew_statements));
+  const [ttl, setTtl] = useState(role ? ttlText(role.default_ttl) : '1h');
+  const [maxTtl, setMaxTtl] = useState(role ? ttlText(role.max_ttl) : '24h');
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const target = name.trim();
+      const target = roleName.trim();
       if (!target) throw new Error('name is required');
       await api.post(mountUrl(mount, 'roles', target), {
         db_name: dbName.trim(),
-        creation_statements: statementList(statements),
-        default_ttl: ttl.trim() || undefined,
-        max_ttl: maxTtl.trim() || undefined,
+        creation_statements: statementList(creation),
+        revocation_statements: statementList(revocation),
+        rollback_statements: statementList(rollback),
+        renew_statements: statementList(renew),
+        // An emptied TTL on an edit goes back to the mount's (0); a new role leaves it out.
+        default_ttl: ttl.trim() || (role ? 0 : undefined),
+        max_ttl: maxTtl.trim() || (role ? 0 : undefined),
       });
       onSaved(target);
     });
   };
-  return html`<form onSubmit=${submit} aria-label="New role">
+  return html`<form onSubmit=${submit} aria-label=${name ? `Edit role ${name}` : 'New role'}>
     <div class="row">
-      <${Field} label="Role name" name="name" required value=${name} onInput=${setName} />
+      ${!name && html`<${Field} label="Role name" name="name" required value=${roleName} onInput=${setRoleName} />`}
       <${Field} label="Connection" name="db_name" required value=${dbName} onInput=${setDbName} />
-      <${Field} label="Default TTL" name="default_ttl" value=${ttl} onInput=${setTtl} />
-      <${Field} label="Maximum TTL" name="max_ttl" value=${maxTtl} onInput=${setMaxTtl} />
+      <${Field} label="Default TTL" name="default_ttl" value=${ttl} onInput=${setTtl} hint="Empty: the mount's." />
+      <${Field} label="Maximum TTL" name="max_ttl" value=${maxTtl} onInput=${setMaxTtl} hint="Empty: the mount's." />
     </div>
-    <${TextArea} label="Creation statements" name="creation_statements" required value=${statements} onInput=${setStatements} hint="One per line; {{name}}, {{password}}, {{expiration}} are filled in." />
+    <${TextArea} label="Creation statements" name="creation_statements" required value=${creation} onInput=${setCreation} hint="One per line; {{name}}, {{password}}, {{expiration}} are filled in." />
+    <details open=${Boolean(role && (role.revocation_statements.length || role.rollback_statements.length || role.renew_statements.length))}>
+      <summary>Revocation, rollback and renewal</summary>
+      <${TextArea} label="Revocation statements" name="revocation_statements" value=${revocation} onInput=${setRevocation} hint=${OPTIONAL_STATEMENTS} />
+      <${TextArea} label="Rollback statements" name="rollback_statements" value=${rollback} onInput=${setRollback} hint="One per line, run when the creation fails halfway. Empty: none." />
+      <${TextArea} label="Renew statements" name="renew_statements" value=${renew} onInput=${setRenew} hint=${OPTIONAL_STATEMENTS} />
+    </details>
     <${ErrorMessage} messages=${action.error} />
-    <button type="submit" disabled=${action.busy}>Create role</button>
+    <button type="submit" disabled=${action.busy}>${name ? 'Save role' : 'Create role'}</button>
   </form>`;
 }
 
-function StaticRoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSaved: () => void }) {
-  const [name, setName] = useState('');
-  const [dbName, setDbName] = useState('');
-  const [username, setUsername] = useState('');
-  const [period, setPeriod] = useState('24h');
+/** A static role's definition as `static-roles/:name` reads it (with its rotation state). */
+export interface StaticRoleDefinition {
+  readonly db_name: string;
+  readonly username: string;
+  readonly rotation_period: number;
+  readonly rotation_statements: readonly string[];
+}
+
+/** Creates a static role (no `role`) or edits one (its database user cannot change). */
+interface StaticRoleFormProps {
+  readonly api: ApiClient;
+  readonly mount: string;
+  readonly name?: string;
+  readonly role?: StaticRoleDefinition;
+  readonly onSaved: () => void;
+}
+
+function StaticRoleForm({ api, mount, name, role, onSaved }: StaticRoleFormProps) {
+  const [roleName, setRoleName] = useState(name ?? '');
+  const [dbName, setDbName] = useState(role?.db_name ?? '');
+  const [username, setUsername] = useState(role?.username ?? '');
+  const [period, setPeriod] = useState(role ? ttlText(role.rotation_period) : '24h');
+  const [rotation, setRotation] = useState(statementLines(role?.rotation_statements));
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const target = name.trim();
+      const target = roleName.trim();
       if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'static-roles', target), { db_name: dbName.trim(), username: username.trim(), rotation_period: period.trim() });
-      setName('');
-      setUsername('');
+      await api.post(mountUrl(mount, 'static-roles', target), {
+        db_name: dbName.trim(),
+        username: username.trim(),
+        rotation_period: period.trim(),
+        rotation_statements: statementList(rotation),
+      });
+      if (!role) {
+        setRoleName('');
+        setUsername('');
+        setRotation('');
+      }
       onSaved();
     });
   };
-  return html`<form onSubmit=${submit} aria-label="New static role">
-    <p class="muted">The password of an existing database user is rotated at once, then every period.</p>
+  return html`<form onSubmit=${submit} aria-label=${name ? `Edit static role ${name}` : 'New static role'}>
+    ${!role && html`<p class="muted">The password of an existing database user is rotated at once, then every period.</p>`}
     <div class="row">
-      <${Field} label="Static role name" name="name" required value=${name} onInput=${setName} />
+      ${!name && html`<${Field} label="Static role name" name="name" required value=${roleName} onInput=${setRoleName} />`}
       <${Field} label="Connection of the user" name="db_name" required value=${dbName} onInput=${setDbName} />
-      <${Field} label="Database user" name="username" required value=${username} onInput=${setUsername} />
+      <${Field} label="Database user" name="username" required value=${username} onInput=${setUsername} readOnly=${Boolean(role)} hint=${role ? 'The user of a static role cannot change.' : undefined} />
       <${Field} label="Rotation period" name="rotation_period" required value=${period} onInput=${setPeriod} />
     </div>
+    <${TextArea} label="Rotation statements" name="rotation_statements" value=${rotation} onInput=${setRotation} hint="One per line; {{name}} and {{password}} are filled in. Empty: the database's default." />
     <${ErrorMessage} messages=${action.error} />
-    <button type="submit" disabled=${action.busy}>Create static role</button>
+    <button type="submit" disabled=${action.busy}>${name ? 'Save static role' : 'Create static role'}</button>
   </form>`;
 }

@@ -15,6 +15,9 @@ const SECTIONS: readonly (readonly [string, string, string])[] = [
   ['/transit', 'Transit', 'Encryption keys: encrypt, decrypt, sign, verify, HMAC.'],
   ['/database', 'Databases', 'Connections, roles, credentials and static roles.'],
   ['/ssh', 'SSH', 'A certificate authority for SSH: roles, signing public keys.'],
+  ['/transform', 'Transform', 'Format-preserving encryption, masking and tokenization by role.'],
+  ['/ad', 'Directory accounts', 'Service account passwords in a directory: roles, check-out sets, rotation.'],
+  ['/rabbitmq', 'RabbitMQ', 'Message broker users with the permissions of a role.'],
 ];
 
 /** `/`: what the console offers, and who the signed-in token is. */

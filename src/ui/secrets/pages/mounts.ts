@@ -21,6 +21,9 @@ const ENGINE_PAGES: Record<string, (mount: string) => string> = {
   transit: (m) => `/transit/${m}`,
   database: (m) => `/database/${m}`,
   ssh: (m) => `/ssh/${m}`,
+  transform: (m) => `/transform/${m}`,
+  ad: (m) => `/ad/${m}`,
+  rabbitmq: (m) => `/rabbitmq/${m}`,
 };
 
 /** A mount's path, linked to its pages in the console when its engine has some. */

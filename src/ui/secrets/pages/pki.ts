@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { engineMountsPage } from './engine-mounts';
-import { ApiClient, ApiError } from '../../shared/api';
+import { ApiClient } from '../../shared/api';
 import { CopyText, ErrorMessage, Field, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, listKeys, readOrDenied } from '../api';
+import { apiPath, Denied, isDenied, listKeys, readOptional, readOrDenied } from '../api';
 import { DownloadLink, PermissionDenied } from '../components';
 import { RevokeCertificate, RoleForm } from './pki-role';
 
@@ -22,12 +22,7 @@ interface PkiMount {
 }
 
 async function caCertificate(api: ApiClient, mount: string): Promise<string | undefined> {
-  try {
-    return (await api.get<{ data: { certificate: string } }>(`/v1/${apiPath(mount)}/cert/ca`)).data.certificate;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return undefined;
-    throw err;
-  }
+  return (await readOptional<{ certificate: string }>(api, `/v1/${apiPath(mount)}/cert/ca`))?.certificate;
 }
 
 /** `/pki/:mount`: the CA certificate (or generating a root), the roles, the issued certificates. */

@@ -7,19 +7,9 @@ import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, DownloadLink, formatTtl, PermissionDenied, splitList } from '../components';
 import { mountUrl } from './engine-mounts';
-import { sshHref } from './ssh';
+import { RoleForm, sshHref, type SshRole } from './ssh';
 
-interface SshRole {
-  readonly key_type: string;
-  readonly allowed_users: string;
-  readonly default_user: string;
-  readonly ttl: number;
-  readonly max_ttl: number;
-  readonly allow_user_certificates: boolean;
-  readonly allow_host_certificates: boolean;
-}
-
-/** `/ssh/:mount/roles/:role`: the role, and signing a pasted public key with it. */
+/** `/ssh/:mount/roles/:role`: the role (edit, delete), and signing a pasted public key with it. */
 export const sshRolePage = page({
   path: '/ssh/:mount/roles/:role',
   title: ({ params }) => `SSH role ${params.role}`,
@@ -28,6 +18,7 @@ export const sshRolePage = page({
   view: (props: PageProps<SshRole | Denied>) => {
     const { data, params } = props;
     const { mount, role } = params;
+    const [saved, setSaved] = useState(false);
     return html`<section>
       <p><a href=${props.href('/ssh')}>SSH</a> / <a href=${props.href(sshHref(mount))}>${mount}/</a></p>
       <h1>SSH role ${role}</h1>
@@ -49,6 +40,8 @@ export const sshRolePage = page({
                   ['Maximum TTL', formatTtl(data.max_ttl, 'the mount maximum')],
                 ]}
               />
+              ${saved && html`<${Notice}>Saved role ${role}.<//>`}
+              <${RoleForm} key=${`${mount}/${role}`} api=${props.api} mount=${mount} name=${role} role=${data} onSaved=${() => (setSaved(true), props.reload())} />
               <div class="actions">
                 <${ConfirmButton}
                   label="Delete role"

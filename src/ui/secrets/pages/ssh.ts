@@ -5,7 +5,7 @@ import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, listKeys, readOrDenied } from '../api';
-import { DownloadLink, PermissionDenied, splitList } from '../components';
+import { DownloadLink, PermissionDenied, splitList, ttlField } from '../components';
 import { engineMountsPage, mountUrl } from './engine-mounts';
 
 export const sshHref = (mount: string, role?: string) => `/ssh/${encodeURIComponent(mount)}${role === undefined ? '' : `/roles/${encodeURIComponent(role)}`}`;
@@ -86,37 +86,59 @@ function GenerateCa({ api, mount, onDone }: { api: ApiClient; mount: string; onD
   </form>`;
 }
 
-/** A CA role: who may be signed for, for how long. */
-function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSaved: (name: string) => void }) {
-  const [name, setName] = useState('');
-  const [users, setUsers] = useState('');
-  const [defaultUser, setDefaultUser] = useState('');
-  const [ttl, setTtl] = useState('1h');
-  const [maxTtl, setMaxTtl] = useState('8h');
-  const [hosts, setHosts] = useState(false);
+/** A CA role as `roles/:name` reads it (the fields the console shows and edits, and the others it keeps). */
+export interface SshRole {
+  readonly key_type: string;
+  readonly allowed_users: string;
+  readonly default_user: string;
+  readonly ttl: number;
+  readonly max_ttl: number;
+  readonly allow_user_certificates: boolean;
+  readonly allow_host_certificates: boolean;
+}
+
+/** Creates a CA role (no `role`: who may be signed for, for how long) or edits one with the same write. */
+interface RoleFormProps {
+  readonly api: ApiClient;
+  readonly mount: string;
+  /** The role edited; none: a new one (its name is asked). */
+  readonly name?: string;
+  readonly role?: SshRole;
+  readonly onSaved: (name: string) => void;
+}
+
+const ttlText = (seconds: number) => (seconds ? ttlField(seconds) : '');
+
+export function RoleForm({ api, mount, name, role, onSaved }: RoleFormProps) {
+  const [roleName, setRoleName] = useState(name ?? '');
+  const [users, setUsers] = useState(role?.allowed_users ?? '');
+  const [defaultUser, setDefaultUser] = useState(role?.default_user ?? '');
+  const [ttl, setTtl] = useState(role ? ttlText(role.ttl) : '1h');
+  const [maxTtl, setMaxTtl] = useState(role ? ttlText(role.max_ttl) : '8h');
+  const [hosts, setHosts] = useState(role?.allow_host_certificates ?? false);
   const action = useAction();
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      const target = name.trim();
+      const target = roleName.trim();
       if (!target) throw new Error('name is required');
+      // A write replaces the whole role: an edit sends the fields it read back with the form's.
       await api.post(mountUrl(mount, 'roles', target), {
-        key_type: 'ca',
-        allow_user_certificates: true,
+        ...(role ?? { key_type: 'ca', allow_user_certificates: true, default_extensions: { 'permit-pty': '' } }),
         allow_host_certificates: hosts,
         allowed_users: splitList(users).join(','),
         default_user: defaultUser.trim() || undefined,
-        default_extensions: { 'permit-pty': '' },
         ttl: ttl.trim() || undefined,
         max_ttl: maxTtl.trim() || undefined,
       });
       onSaved(target);
     });
   };
-  return html`<form onSubmit=${submit} aria-labelledby="ssh-new-role">
-    <h3 id="ssh-new-role">New role</h3>
+  const headingId = name ? 'ssh-edit-role' : 'ssh-new-role';
+  return html`<form onSubmit=${submit} aria-labelledby=${headingId}>
+    <h3 id=${headingId}>${name ? 'Edit' : 'New role'}</h3>
     <div class="row">
-      <${Field} label="Role name" name="name" required value=${name} onInput=${setName} />
+      ${!name && html`<${Field} label="Role name" name="name" required value=${roleName} onInput=${setRoleName} />`}
       <${Field} label="Allowed users" name="allowed_users" value=${users} onInput=${setUsers} hint="Comma-separated; * for any." />
       <${Field} label="Default user" name="default_user" value=${defaultUser} onInput=${setDefaultUser} />
       <${Field} label="TTL" name="ttl" value=${ttl} onInput=${setTtl} />
@@ -124,6 +146,6 @@ function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSa
     </div>
     <${Checkbox} label="Also host certificates" name="allow_host_certificates" checked=${hosts} onChange=${setHosts} />
     <${ErrorMessage} messages=${action.error} />
-    <button type="submit" disabled=${action.busy}>Create role</button>
+    <button type="submit" disabled=${action.busy}>${name ? 'Save role' : 'Create role'}</button>
   </form>`;
 }
