@@ -3,6 +3,7 @@ import { describeUi, expectAccessible, uiSuite } from './browser';
 import { asRoot, recordUrls, screenshot, signIn, tokenWith, unexpectedProblems } from './secrets-helpers';
 import { ROOT_TOKEN } from '../helpers/server';
 import { haveSlapd, openldapAccount, Slapd, startSlapd } from '../helpers/slapd';
+import { until } from '../helpers/until';
 
 /** The secrets console's directory accounts pages against a private slapd: ldapwhoami judges every password. */
 (haveSlapd() ? describeUi : describe.skip)('secrets console: directory accounts (ad)', () => {
@@ -73,6 +74,13 @@ import { haveSlapd, openldapAccount, Slapd, startSlapd } from '../helpers/slapd'
     await page.getByRole('button', { name: 'Save role' }).click();
     await page.getByText('Saved role app.').waitFor();
     expect((await asRoot(ui, 'GET', 'ad/roles/app')).data.ttl).toBe(7200);
+    // Rotate the role's password now, after a confirmation: the password shown before stops binding.
+    await page.getByRole('button', { name: 'Rotate password now' }).click();
+    await page.getByRole('button', { name: 'Rotate', exact: true }).click();
+    await until('the rotated-away password to stop binding', async () => !(await ldap.canBind(uidDn('svc-app'), password)));
+    const rotated = (await asRoot(ui, 'GET', 'ad/creds/app')).data;
+    expect(rotated.last_password).toBe(password);
+    expect(await ldap.canBind(uidDn('svc-app'), rotated.current_password)).toBe(true);
 
     // A library set: check out an account (its password binds), check it in (the password changes).
     await page.getByRole('link', { name: 'ad/' }).click();

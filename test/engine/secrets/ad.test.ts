@@ -124,9 +124,17 @@ run('directory accounts engine (ad)', () => {
       expect(second.current_password).not.toBe(pw1);
       expect(await ldap.canBind(uidDn(uid), second.current_password)).toBe(true);
       expect(await ldap.canBind(uidDn(uid), pw1)).toBe(false);
+      // rotate-role: a new password now, within ttl.
+      expect((await s.v('POST', 'ad/rotate-role/app', {})).status).toBe(204);
+      const third = (await s.v('GET', 'ad/creds/app')).body.data;
+      expect(third.last_password).toBe(second.current_password);
+      expect(third.current_password).not.toBe(second.current_password);
+      expect(await ldap.canBind(uidDn(uid), third.current_password)).toBe(true);
+      expect(await ldap.canBind(uidDn(uid), second.current_password)).toBe(false);
+      expect((await s.v('POST', 'ad/rotate-role/ghost', {})).status).toBe(404);
       // Sealed by the barrier: a copy of the database shows neither password nor the bind password.
       const stored = await storedText(s.engine.storage, s.dataDir);
-      for (const secret of [second.current_password, pw1, ldap.managerPw]) expect(stored).not.toContain(secret);
+      for (const secret of [third.current_password, second.current_password, pw1, ldap.managerPw]) expect(stored).not.toContain(secret);
 
       // A role ttl above the config's max_ttl is refused.
       const tooLong = await s.v('POST', 'ad/roles/app', { ttl: '800h' });
@@ -299,6 +307,7 @@ run('directory accounts engine (ad)', () => {
         ['POST', 'ad/library/x/check-out'],
         ['GET', 'ad/library/x/status'],
         ['GET', 'ad/rotate-root'],
+        ['POST', 'ad/rotate-role/app'],
       ]) {
         expect([path, (await s.v(method, path, method === 'POST' ? {} : undefined, nobody)).status]).toEqual([path, 403]);
       }

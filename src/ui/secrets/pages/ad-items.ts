@@ -53,6 +53,15 @@ export const adRolePage = page({
               <${EditRole} key=${`${mount}/${name}`} api=${props.api} mount=${mount} name=${name} role=${data} onSaved=${props.reload} />
               <div class="actions">
                 <${ConfirmButton}
+                  label="Rotate password now"
+                  confirmLabel="Rotate"
+                  question=${`Set a new password for ${data.service_account_name} now? The current one stops working.`}
+                  onConfirm=${async () => {
+                    await props.api.post(mountUrl(mount, 'rotate-role', name), {});
+                    props.reload();
+                  }}
+                />
+                <${ConfirmButton}
                   label="Delete role"
                   confirmLabel="Delete"
                   question=${`Delete the role ${name}? The account keeps its current password.`}

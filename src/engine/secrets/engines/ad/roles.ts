@@ -78,6 +78,25 @@ async function writeRole(req: SecretsRequest<z.infer<typeof RoleBody>>): Promise
  * by more than `last_rotation_tolerance` (someone else changed the password).
  */
 async function readCreds(req: SecretsRequest): Promise<SecretsResponse> {
+  const { role, creds } = await rotateIfDue(req, false);
+  return {
+    data: {
+      // As the public service: the logon name, the part of a UPN before the `@`.
+      username: role.service_account_name.split('@')[0],
+      current_password: creds?.current_password ?? '',
+      ...(creds?.last_password ? { last_password: creds.last_password } : {}),
+    },
+  };
+}
+
+/** `rotate-role/:name`: a new password for the role's account now, whatever its age (204). */
+async function rotateRole(req: SecretsRequest): Promise<undefined> {
+  await rotateIfDue(req, true);
+  return undefined;
+}
+
+/** The role and its passwords after rotating them when due (see readCreds) or when `force`d. */
+async function rotateIfDue(req: SecretsRequest, force: boolean): Promise<{ role: Role; creds: Creds | undefined }> {
   const name = roleName(req);
   const ctx = req.core.context(req.mount);
   const now = () => req.engine.clock.now();
@@ -100,7 +119,7 @@ async function readCreds(req: SecretsRequest): Promise<SecretsResponse> {
     const tolerance = config.last_rotation_tolerance * 1000;
     const changedElsewhere = account.lastSet !== undefined && recorded !== undefined && account.lastSet > recorded + tolerance;
     const expired = now() >= (creds?.last_vault_rotation ?? 0) + ttlOf(role, config) * 1000;
-    if (creds?.current_password && !stalePending(creds, now(), staleMs) && !expired && !changedElsewhere) return;
+    if (!force && creds?.current_password && !stalePending(creds, now(), staleMs) && !expired && !changedElsewhere) return;
     if (!creds) await ctx.tx((store) => store.put(`creds/${name}`, { current_password: '', last_password: '' } satisfies Creds));
     let lastSet: number | undefined;
     const result = await rotate<Creds>({
@@ -124,17 +143,10 @@ async function readCreds(req: SecretsRequest): Promise<SecretsResponse> {
     ({ config, role, creds } = await load());
     if (result === 'gone' && !creds?.current_password) throw badInput('the role changed while its password was rotated; read the credentials again');
   });
-  return {
-    data: {
-      // As the public service: the logon name, the part of a UPN before the `@`.
-      username: role.service_account_name.split('@')[0],
-      current_password: creds?.current_password ?? '',
-      ...(creds?.last_password ? { last_password: creds.last_password } : {}),
-    },
-  };
+  return { role, creds };
 }
 
-/** `roles`, `roles/:name` and `creds/:name`. */
+/** `roles`, `roles/:name`, `creds/:name` and `rotate-role/:name`. */
 export const roleRoutes: EngineRoute[] = [
   {
     pattern: 'roles',
@@ -160,4 +172,5 @@ export const roleRoutes: EngineRoute[] = [
     },
   },
   { pattern: 'creds/:name', ownTransactions: ['read'], read: readCreds },
+  { pattern: 'rotate-role/:name', ownTransactions: ['update'], write: rotateRole },
 ];
