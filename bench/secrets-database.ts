@@ -7,9 +7,10 @@
  * chaining creds -> revoke with the lease id) in another, as the public service's published figure
  * is measured. A private PostgreSQL (the machine's binaries, password logins) on loopback; each
  * phase stops by itself. Each phase also prints the CPU time per pair of every process involved
- * (Linux), which says what bounds the rate on a machine with few cores.
+ * (Linux), which says what bounds the rate on a machine with few cores. The two phases take turns
+ * `--runs` times and the ranges are printed: on a shared machine one pair of phases proves little.
  *
- *   npx ts-node --transpile-only bench/secrets-database.ts [--seconds 5] [--concurrency 8]
+ *   npx ts-node --transpile-only bench/secrets-database.ts [--seconds 5] [--concurrency 8] [--runs 2]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -86,39 +87,70 @@ function cpuPerPair(pairs: number, parts: ReadonlyArray<readonly [string, number
 
 const delta = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? undefined : after - before);
 
+interface Phase {
+  readonly result: LoadResult;
+  /** CPU ms per pair of each process, their total, and the line that shows them. */
+  readonly cpu: { text: string; total?: number };
+  /** The PostgreSQL server's CPU ms per pair (its backends and helpers). */
+  readonly postgres?: number;
+}
+
+const range = (xs: readonly number[], digits: number) => {
+  const lo = Math.min(...xs).toFixed(digits);
+  const hi = Math.max(...xs).toFixed(digits);
+  return lo === hi ? lo : `${lo}-${hi}`;
+};
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '8' } } });
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '8' }, runs: { type: 'string', default: '2' } },
+  });
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);
-  console.log(`node ${process.version}, ${concurrency} concurrent clients, ${seconds} s per phase, Hangar: hangar server --dev (SQLite) in its own process, load from autocannon in another`);
+  const runs = Math.max(1, Number(values.runs));
+  console.log(
+    `node ${process.version}, ${concurrency} concurrent clients, ${seconds} s per phase, ${runs} run(s) of both phases in turn, ` +
+      'Hangar: hangar server --dev (SQLite) in its own process, load from autocannon in another',
+  );
   const pg = await startTargetPostgres();
   let server: RunningServer | undefined;
+  // Each phase has only its own connections open: an idle backend still has to catch up with the
+  // catalog changes (every CREATE/DROP ROLE) of the others.
+  let direct: PgPool | undefined;
   try {
     // Baseline: the role's statements straight through pg, one transaction for create, one for drop.
-    const direct = new PgPool({ host: pg.host, port: pg.port, user: pg.adminUser, password: pg.adminPassword, database: 'app', max: concurrency });
     const fill = (stmts: string[], name: string, password: string, until: string) =>
       stmts.map((s) => s.replace(/\{\{name\}\}/g, name).replace(/\{\{password\}\}/g, password).replace(/\{\{expiration\}\}/g, until));
     // As the engine runs them: the statements of one transaction in one message (one round trip).
-    const tx = async (queries: string[]) => void (await direct.query(queries.join(';\n')));
+    const tx = async (queries: string[]) => void (await direct!.query(queries.join(';\n')));
     const pair = async () => {
       const name = `b-${randomBytes(8).toString('hex')}`;
       const until = new Date(Date.now() + 3_600_000).toISOString();
       await tx(fill(CREATE, name, randomBytes(12).toString('base64url'), until));
       await tx(fill(REVOKE, name, '', until));
     };
-    await load(1, concurrency, pair);
-    const [pgBefore, meBefore] = [cpuMs(pg.pid), process.cpuUsage()];
-    const baseline = await load(seconds, concurrency, pair);
-    const baselineCpu = cpuPerPair(baseline.count, [
-      ['postgres', delta(pgBefore, cpuMs(pg.pid))],
-      ['pg client', process.cpuUsage(meBefore).user / 1000 + process.cpuUsage(meBefore).system / 1000],
-    ]);
-    await direct.end();
+    const baselinePhase = async (): Promise<Phase> => {
+      direct = new PgPool({ host: pg.host, port: pg.port, user: pg.adminUser, password: pg.adminPassword, database: 'app', max: concurrency });
+      // Warm-up, not measured: the pool's connections log in (SCRAM).
+      await load(1, concurrency, pair);
+      const [pgBefore, meBefore] = [cpuMs(pg.pid), process.cpuUsage()];
+      const result = await load(seconds, concurrency, pair);
+      const postgres = delta(pgBefore, cpuMs(pg.pid));
+      const me = process.cpuUsage(meBefore);
+      await direct.end();
+      direct = undefined;
+      const cpu = cpuPerPair(result.count, [
+        ['postgres', postgres],
+        ['pg client', (me.user + me.system) / 1000],
+      ]);
+      return { result, cpu, postgres: postgres === undefined ? undefined : postgres / result.count };
+    };
 
     // Hangar as it runs in production: `hangar server` in its own process (the bundled CLI).
     execFileSync(process.execPath, [join(__dirname, '..', 'scripts', 'bundle.mjs')], { stdio: 'pipe' });
     server = await startServerProcess(['--dev', '--dev-root-token', ROOT]);
-    const http = secretsCaller(server.urls.secrets, ROOT, 1);
+    const running = server;
+    const http = secretsCaller(running.urls.secrets, ROOT, 1);
     await http.call('POST', 'database/config/pg', {
       plugin_name: 'postgresql-database-plugin',
       connection_url: pg.urlTemplate,
@@ -129,31 +161,60 @@ async function main(): Promise<void> {
     });
     await http.call('POST', 'database/roles/bench', { db_name: 'pg', creation_statements: CREATE, revocation_statements: REVOKE, default_ttl: '1h' });
     await http.close();
-    // Warm-up: the connection pool fills, the JIT settles.
-    await pairsLoad(server.urls.secrets, 1, concurrency);
-    const before = { pg: cpuMs(pg.pid), server: cpuMs(server.process.pid!) };
-    const { result: hangar, clientCpuMs } = await pairsLoad(server.urls.secrets, seconds, concurrency);
-    const hangarCpu = cpuPerPair(hangar.count, [
-      ['postgres', delta(before.pg, cpuMs(pg.pid))],
-      ['hangar server', delta(before.server, cpuMs(server.process.pid!))],
-      ['autocannon', clientCpuMs],
-    ]);
+    const hangarPhase = async (): Promise<Phase> => {
+      // Warm-up, not measured: the connection pool fills again (see baselinePhase), the JIT settles.
+      await pairsLoad(running.urls.secrets, 1, concurrency);
+      const before = { pg: cpuMs(pg.pid), server: cpuMs(running.process.pid!) };
+      const { result, clientCpuMs } = await pairsLoad(running.urls.secrets, seconds, concurrency);
+      const postgres = delta(before.pg, cpuMs(pg.pid));
+      const cpu = cpuPerPair(result.count, [
+        ['postgres', postgres],
+        ['hangar server', delta(before.server, cpuMs(running.process.pid!))],
+        ['autocannon', clientCpuMs],
+      ]);
+      return { result, cpu, postgres: postgres === undefined ? undefined : postgres / result.count };
+    };
+
+    // The phases take turns, so that the other work of a shared machine weighs on both alike.
+    const baselines: Phase[] = [];
+    const hangars: Phase[] = [];
+    for (let run = 1; run <= runs; run++) {
+      // Hangar's pool closes (`reset` leaves one connection) while the baseline runs.
+      const reset = secretsCaller(running.urls.secrets, ROOT, 1);
+      await reset.call('POST', 'database/reset/pg');
+      await reset.close();
+      const baseline = await baselinePhase();
+      const hangar = await hangarPhase();
+      baselines.push(baseline);
+      hangars.push(hangar);
+      if (runs > 1) console.log(`run ${run}:`);
+      line('direct pg: CREATE ROLE + DROP ROLE (baseline)', baseline.result);
+      if (baseline.cpu.text) console.log(baseline.cpu.text);
+      line('Hangar: creds + lease revoke (pairs)', hangar.result, baseline.result);
+      if (hangar.cpu.text) console.log(hangar.cpu.text);
+      if (baseline.cpu.total && hangar.cpu.total) {
+        // Where every process is CPU-bound (a quiet machine with few cores), rates go as 1 / CPU per pair.
+        console.log(`    CPU-bound share (baseline CPU per pair / Hangar's): ${((baseline.cpu.total / hangar.cpu.total) * 100).toFixed(1)}%`);
+      }
+    }
+    if (runs > 1) {
+      const shares = hangars.map((h, i) => (h.result.rps / baselines[i].result.rps) * 100);
+      console.log(`over ${runs} runs: Hangar at ${range(shares, 1)}% of the direct rate`);
+      if (hangars.every((h, i) => h.cpu.total && baselines[i].cpu.total)) {
+        const cpuShares = hangars.map((h, i) => (baselines[i].cpu.total! / h.cpu.total!) * 100);
+        console.log(`  CPU-bound share ${range(cpuShares, 1)}%; CPU ms per pair: baseline ${range(baselines.map((b) => b.cpu.total!), 2)}, Hangar ${range(hangars.map((h) => h.cpu.total!), 2)}`);
+        console.log(`  PostgreSQL's part: baseline ${range(baselines.map((b) => b.postgres!), 2)}, Hangar ${range(hangars.map((h) => h.postgres!), 2)}`);
+      }
+    }
 
     // autocannon stops in the middle of pairs: the leases it did not revoke go by prefix.
-    const admin = secretsCaller(server.urls.secrets, ROOT, 1);
+    const admin = secretsCaller(running.urls.secrets, ROOT, 1);
     await admin.call('PUT', 'sys/leases/revoke-prefix/database/creds/bench');
     await admin.close();
     const left = Number((await pg.admin("SELECT count(*) AS n FROM pg_roles WHERE rolname LIKE 'v-%'")).rows[0].n);
-    line('direct pg: CREATE ROLE + DROP ROLE (baseline)', baseline);
-    if (baselineCpu.text) console.log(baselineCpu.text);
-    line('Hangar: creds + lease revoke (pairs)', hangar, baseline);
-    if (hangarCpu.text) console.log(hangarCpu.text);
-    if (baselineCpu.total && hangarCpu.total) {
-      // Where every process is CPU-bound (a quiet machine with few cores), rates go as 1 / CPU per pair.
-      console.log(`CPU-bound share (baseline CPU per pair / Hangar's): ${((baselineCpu.total / hangarCpu.total) * 100).toFixed(1)}%`);
-    }
     console.log(`goal: >= 70% of the direct rate; the public service publishes 226/s. Users left after revocation: ${left}`);
   } finally {
+    await direct?.end();
     await server?.stop();
     await pg.stop();
   }

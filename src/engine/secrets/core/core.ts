@@ -4,13 +4,19 @@ import { BUILTIN_MOUNTS, MountTable } from './mounts';
 import { Acl, PolicyStore } from './policies';
 import { MountStore } from './store';
 import { rootEntry, TokenStore } from './tokens';
-import { EngineContext, EngineType, MountEntry, TokenEntry } from './types';
+import { EngineContext, EngineType, LeaseRecord, MountEntry, TokenEntry } from './types';
 import type { Engine } from '../../engine';
 import type { Db } from '../../storage';
 import { groupPolicies } from '../identity/store';
 
 /** How many rows one round of the expiry job handles per kind. */
 const BATCH = 100;
+
+/** A lease marked for revocation, as read in the transaction that marked it, and its mount. */
+export interface OpenedLease {
+  readonly lease: LeaseRecord;
+  readonly mount: MountEntry | undefined;
+}
 
 /**
  * The secrets service's core, one per Engine: the barrier, tokens, policies, mounts, leases and the
@@ -139,15 +145,19 @@ export class SecretsCore {
   /**
    * Step two of revocation: each marked lease goes back to its engine's revoke hook, then its row
    * is deleted. Failures stay marked (with a back-off) for the background job. Returns the failures.
+   * `opened`: leases the caller read (with their mounts) in the transaction that marked them, which
+   * then need no transaction and no decryption here.
    */
-  async revokeLeases(ids: readonly string[]): Promise<{ id: string; error: string }[]> {
+  async revokeLeases(ids: readonly string[], opened?: ReadonlyMap<string, OpenedLease>): Promise<{ id: string; error: string }[]> {
     const failures: { id: string; error: string }[] = [];
     for (const id of ids) {
       const { storage, clock, logger } = this.engine;
-      const found = await storage.tx(async (db) => {
-        const lease = await this.leases.pending(db, id);
-        return lease && { lease, mount: await this.mounts.get(db, lease.mountPath) };
-      });
+      const found =
+        opened?.get(id) ??
+        (await storage.tx(async (db) => {
+          const lease = await this.leases.pending(db, id);
+          return lease && { lease, mount: await this.mounts.get(db, lease.mountPath) };
+        }));
       if (!found) continue;
       const type = found.mount && this.engineType(found.mount.kind, found.mount.type);
       try {

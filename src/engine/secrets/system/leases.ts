@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { HangarError } from '../../http/errors';
+import type { OpenedLease } from '../core/core';
 import { duration, rfc3339, secondsLeft } from '../core/durations';
 import { badInput } from '../core/request';
 import { tokenLeaseId } from '../core/tokens';
@@ -62,13 +63,15 @@ async function revoke(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse |
     return token ? revokeAfterCommit(req, await req.core.revokeToken(req.db, token.idHash, req.now)) : undefined;
   }
   await req.core.leases.markRevoking(req.db, [id], req.now);
-  return revokeAfterCommit(req, [id]);
+  // Read and opened here already: the revocation after the commit needs no transaction to find it again.
+  const mount = await req.core.mounts.get(req.db, lease.mountPath);
+  return revokeAfterCommit(req, [id], new Map([[id, { lease, mount }]]));
 }
 
 /** Runs the engines' revocations once the marks are committed; failures stay marked for the job. */
-function revokeAfterCommit(req: SecretsRequest, ids: string[]): undefined {
+function revokeAfterCommit(req: SecretsRequest, ids: string[], opened?: ReadonlyMap<string, OpenedLease>): undefined {
   req.afterCommit(async () => {
-    const failures = await req.core.revokeLeases(ids);
+    const failures = await req.core.revokeLeases(ids, opened);
     if (failures.length) {
       throw new HangarError(400, [
         `failed to revoke ${failures.length} lease(s); they stay marked and are retried in the background: ${failures.map((f) => `${f.id}: ${f.error}`).join('; ')}`,

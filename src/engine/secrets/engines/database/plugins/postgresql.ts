@@ -56,22 +56,23 @@ class PostgresSession implements PluginSession {
   /**
    * Vault's default revocation: revoke what the role holds in every schema it has grants in, in
    * `public` and on the database, then drop it. Nothing to do when the role is already gone.
+   * Vault's three lookups (the role, its schemas, the database) are one round trip here.
    */
   async dropUser(username: string): Promise<void> {
     const client = await this.pool.connect();
     try {
-      const found = await client.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [username]);
-      if (found.rowCount === 0) return;
-      const schemas = await client.query<{ table_schema: string }>(
-        'SELECT DISTINCT table_schema FROM information_schema.role_column_grants WHERE grantee = $1',
+      const { rows } = await client.query<{ found: boolean; db: string; schemas: string[] }>(
+        `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS found, current_database() AS db,
+           ARRAY(SELECT DISTINCT table_schema::text FROM information_schema.role_column_grants WHERE grantee = $1) AS schemas`,
         [username],
       );
-      const dbname = (await client.query<{ db: string }>('SELECT current_database() AS db')).rows[0].db;
+      const { found, db: dbname, schemas } = rows[0];
+      if (!found) return;
       const user = ident(username);
       const queries = [
-        ...schemas.rows.flatMap((r) => [
-          `REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA ${ident(r.table_schema)} FROM ${user}`,
-          `REVOKE USAGE ON SCHEMA ${ident(r.table_schema)} FROM ${user}`,
+        ...schemas.flatMap((schema) => [
+          `REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA ${ident(schema)} FROM ${user}`,
+          `REVOKE USAGE ON SCHEMA ${ident(schema)} FROM ${user}`,
         ]),
         `REVOKE ALL PRIVILEGES ON ALL TABLES IN SCHEMA public FROM ${user}`,
         `REVOKE ALL PRIVILEGES ON ALL SEQUENCES IN SCHEMA public FROM ${user}`,
