@@ -91,6 +91,32 @@ describe('FF3-1 (NIST SP 800-38G Rev. 1)', () => {
     expect(() => new FF31(key, 10).encryptAll([[1, 2, 3, 4, 5, 6]], [])).toThrow(/one tweak per value/);
   });
 
+  test('the single-value path (in place, on a longer scratch) agrees with the reference and the batch path: many radixes and lengths, both directions', () => {
+    const key = randomBytes(24);
+    for (const radix of [2, 3, 7, 10, 11, 16, 26, 36, 62, 100, 255, 256, 1000, 4096, 40000, 65535, 65536]) {
+      const ff = new FF31(key, radix);
+      const lengths = Array.from({ length: 12 }, () => ff.minLength + Math.floor(Math.random() * (ff.maxLength - ff.minLength + 1)));
+      for (const n of [ff.minLength, ff.maxLength, ...lengths]) {
+        const x = Array.from({ length: n }, () => Math.floor(Math.random() * radix));
+        const tweak = randomBytes(7);
+        const expected = reference(key, radix, x, tweak);
+        const scratch = new Uint16Array(ff.maxLength + 3).fill(7 % radix);
+        scratch.set(x);
+        ff.transform(scratch, n, tweak, true);
+        expect(Array.from(scratch.subarray(0, n))).toEqual(expected);
+        expect(Array.from(scratch.subarray(n))).toEqual(new Array(ff.maxLength + 3 - n).fill(7 % radix));
+        // The batch path (round i of both values in one AES call) gives the same, both ways.
+        const other = Array.from({ length: n }, () => Math.floor(Math.random() * radix));
+        expect(ff.encryptAll([x, other], [tweak, tweak])).toEqual([expected, ff.encrypt(other, tweak)]);
+        expect(ff.decryptAll([expected, ff.encrypt(other, tweak)], [tweak, tweak])).toEqual([x, other]);
+        ff.transform(scratch, n, tweak, false);
+        expect(Array.from(scratch.subarray(0, n))).toEqual(x);
+      }
+      expect(() => ff.transform(new Uint16Array(ff.maxLength + 1), ff.maxLength + 1, randomBytes(7), true)).toThrow(/needs \d+ to \d+ characters/);
+      expect(() => ff.transform(new Uint16Array(ff.maxLength), ff.maxLength, randomBytes(6), false)).toThrow(/tweak must be 7 bytes, not 6/);
+    }
+  });
+
   test('a permutation of the whole domain, both arithmetic paths agree with decryption', () => {
     const key = randomBytes(32);
     const tweak = randomBytes(7);

@@ -31,8 +31,17 @@ const powersMod = (m: number) => {
   }
   return p;
 };
-// (every * 255 + 1) * m must stay below 2^53: a partial sum plus the carried remainder.
-const termsPerReduction = (m: number) => Math.max(1, Math.floor((2 ** 53 / m - 1) / 256));
+// (every * 255 + 2) * m must stay below 2^53: a partial sum plus the carried remainder, plus m for `mod`.
+const termsPerReduction = (m: number) => Math.max(1, Math.floor((2 ** 53 / m - 2) / 256));
+
+/**
+ * y mod m for integers 0 <= y and y + m < 2^53, without the `%` of doubles (a call to fmod in V8):
+ * the rounded quotient is the true one or one above, and every product and difference is exact.
+ */
+function mod(y: number, m: number): number {
+  const r = y - Math.floor(y / m) * m;
+  return r < 0 ? r + m : r;
+}
 
 /** One value of a batch while its rounds run: the halves as Numbers and its tweak halves. */
 interface Lane {
@@ -42,6 +51,9 @@ interface Lane {
   readonly tl: number;
   readonly tr: number;
 }
+
+/** Numerals in [0, radix): radixes go to 65536, so a Uint16Array holds any (one type keeps the hot path monomorphic). */
+export type Numerals = Uint16Array;
 
 /**
  * FF3-1 (NIST SP 800-38G Rev. 1): format-preserving encryption of a numeral string under AES with
@@ -55,15 +67,20 @@ interface Lane {
  *
  * Cost: the eight rounds of one value are eight dependent AES blocks, and each call into
  * node:crypto (one `update` of a long-lived ECB cipher) costs far more than the block itself, so a
- * single value is bound by eight such calls. `encryptAll`/`decryptAll` run round i of every value
- * of a batch in one multi-block `update`, which costs little more than one.
+ * single value is bound by eight such calls: `transform` runs one value with nothing else on the
+ * way (no allocation but the AES outputs). `encryptAll`/`decryptAll` run round i of every value of
+ * a batch in one multi-block `update`, which costs little more than one.
  */
 export class FF31 {
   readonly minLength: number;
   readonly maxLength: number;
   private readonly aes: Cipher;
   private readonly block = Buffer.alloc(16);
-  private readonly shapes = new Map<number, Shape>();
+  /** The Number path's block: only bytes 0..5 (NUM < 2^44) and 12..15 (the tweak) are ever written. */
+  private readonly numberBlock = Buffer.alloc(16);
+  private readonly scratch: Uint16Array;
+  /** By numeral-string length. */
+  private readonly shapes: Array<Shape | undefined> = [];
 
   constructor(
     key: Buffer,
@@ -80,6 +97,7 @@ export class FF31 {
     for (let p = 1n, r = BigInt(radix); p * r <= TWO_96; p *= r) k++;
     this.minLength = min;
     this.maxLength = 2 * k;
+    this.scratch = new Uint16Array(this.maxLength);
   }
 
   /** The reason a numeral string of this length cannot be enciphered, or undefined. */
@@ -89,11 +107,64 @@ export class FF31 {
   }
 
   encrypt(x: ArrayLike<number>, tweak: Buffer): number[] {
-    return this.encryptAll([x], [tweak])[0];
+    return this.one(x, tweak, true);
   }
 
   decrypt(x: ArrayLike<number>, tweak: Buffer): number[] {
-    return this.decryptAll([x], [tweak])[0];
+    return this.one(x, tweak, false);
+  }
+
+  /** `transform` on a copy (in a scratch string when it fits: a longer one fails the length check). */
+  private one(x: ArrayLike<number>, tweak: Buffer, forward: boolean): number[] {
+    const n = x.length;
+    const numerals = n <= this.scratch.length ? this.scratch : new Uint16Array(n);
+    for (let k = 0; k < n; k++) numerals[k] = x[k];
+    this.transform(numerals, n, tweak, forward);
+    const out = new Array<number>(n);
+    for (let k = 0; k < n; k++) out[k] = numerals[k];
+    return out;
+  }
+
+  /**
+   * Enciphers (forward) or deciphers the numeral string x[0..n) in place: the single-value path,
+   * whose only allocations (on the Number path) are node:crypto's eight AES outputs.
+   */
+  transform(x: Numerals, n: number, tweak: Buffer, forward: boolean): void {
+    if (n > x.length) throw new Error(`FF3-1: ${n} numerals asked of a string of ${x.length}`);
+    const shape = this.checked(n, tweak);
+    const tl = tweakLeft(tweak);
+    const tr = tweakRight(tweak);
+    const { u, v, mu, mv, pu, pv } = shape;
+    if (!pu || !pv) {
+      const out = this.roundsBigInt(x, shape, tl, tr, forward);
+      for (let k = 0; k < n; k++) x[k] = out[k];
+      return;
+    }
+    const r = this.radix;
+    let a = 0;
+    let b = 0;
+    for (let j = u - 1; j >= 0; j--) a = a * r + x[j];
+    for (let j = v - 1; j >= 0; j--) b = b * r + x[u + j];
+    const block = this.numberBlock;
+    for (let step = 0; step < 8; step++) {
+      const i = forward ? step : 7 - step;
+      const even = (i & 1) === 0;
+      writeNum(block, 0, forward ? b : a);
+      writeTweak(block, 0, even ? tr : tl, i);
+      const m = even ? mu : mv;
+      const y = numMod(this.aes.update(block), 0, even ? pu : pv, m, even ? shape.everyU : shape.everyV);
+      if (forward) {
+        const c = a + y;
+        a = b;
+        b = c < m ? c : c - m;
+      } else {
+        const c = b - y;
+        b = a;
+        a = c < 0 ? c + m : c;
+      }
+    }
+    writeDigits(x, 0, a, u, r);
+    writeDigits(x, u, b, v, r);
   }
 
   /** Enciphers many numeral strings (each with its tweak); the rounds of all run together. */
@@ -105,37 +176,44 @@ export class FF31 {
     return this.runAll(xs, tweaks, false);
   }
 
+  /** The shape of a valid length; throws the standard's length limit or the tweak's size. */
+  private checked(n: number, tweak: Buffer): Shape {
+    const problem = this.lengthProblem(n);
+    if (problem) throw new Error(problem);
+    if (tweak.length !== 7) throw new Error(`FF3-1 tweak must be 7 bytes, not ${tweak.length}`);
+    return this.shapes[n] ?? this.shape(n);
+  }
+
   private shape(n: number): Shape {
-    let s = this.shapes.get(n);
+    let s = this.shapes[n];
     if (!s) {
       const u = Math.ceil(n / 2);
       const v = n - u;
       const mu = this.radix ** u;
       const mv = this.radix ** v;
       const fast = mu < FAST_LIMIT;
-      s = { u, v, mu, mv, everyU: termsPerReduction(mu), everyV: termsPerReduction(mv), ...(fast ? { pu: powersMod(mu), pv: powersMod(mv) } : {}) };
-      this.shapes.set(n, s);
+      const [pu, pv] = fast ? [powersMod(mu), powersMod(mv)] : [undefined, undefined];
+      s = { u, v, mu, mv, everyU: termsPerReduction(mu), everyV: termsPerReduction(mv), pu, pv };
+      this.shapes[n] = s;
     }
     return s;
   }
 
   private runAll(xs: readonly ArrayLike<number>[], tweaks: readonly Buffer[], forward: boolean): number[][] {
     if (xs.length !== tweaks.length) throw new Error('FF3-1: one tweak per value');
+    if (xs.length === 1) return [forward ? this.encrypt(xs[0], tweaks[0]) : this.decrypt(xs[0], tweaks[0])];
     const out = new Array<number[]>(xs.length);
     const lanes: Lane[] = [];
     const at: number[] = [];
-    xs.forEach((x, k) => {
-      const problem = this.lengthProblem(x.length);
-      if (problem) throw new Error(problem);
+    for (let k = 0; k < xs.length; k++) {
+      const x = xs[k];
       const tweak = tweaks[k];
-      if (tweak.length !== 7) throw new Error(`FF3-1 tweak must be 7 bytes, not ${tweak.length}`);
-      const shape = this.shape(x.length);
-      // T_L = T[0..27] || 0^4 and T_R = T[32..55] || T[28..31] || 0^4, as 32-bit words.
-      const tl = ((tweak[0] << 24) | (tweak[1] << 16) | (tweak[2] << 8) | (tweak[3] & 0xf0)) >>> 0;
-      const tr = ((tweak[4] << 24) | (tweak[5] << 16) | (tweak[6] << 8) | ((tweak[3] & 0x0f) << 4)) >>> 0;
+      const shape = this.checked(x.length, tweak);
+      const tl = tweakLeft(tweak);
+      const tr = tweakRight(tweak);
       if (!shape.pu) {
         out[k] = this.roundsBigInt(x, shape, tl, tr, forward);
-        return;
+        continue;
       }
       let a = 0;
       let b = 0;
@@ -144,26 +222,15 @@ export class FF31 {
       for (let j = shape.v - 1; j >= 0; j--) b = b * r + x[shape.u + j];
       lanes.push({ a, b, shape, tl, tr });
       at.push(k);
-    });
-    if (lanes.length === 1) this.roundsOne(lanes[0], forward);
-    else if (lanes.length > 1) this.roundsMany(lanes, forward);
+    }
+    if (lanes.length) this.roundsMany(lanes, forward);
     lanes.forEach((lane, i) => {
-      const digits = new Array<number>(lane.shape.u + lane.shape.v);
+      const digits = new Uint16Array(lane.shape.u + lane.shape.v);
       writeDigits(digits, 0, lane.a, lane.shape.u, this.radix);
       writeDigits(digits, lane.shape.u, lane.b, lane.shape.v, this.radix);
-      out[at[i]] = digits;
+      out[at[i]] = [...digits];
     });
     return out;
-  }
-
-  /** The eight rounds of one value: eight one-block updates. */
-  private roundsOne(lane: Lane, forward: boolean): void {
-    const block = this.block;
-    for (let step = 0; step < 8; step++) {
-      const i = forward ? step : 7 - step;
-      fillBlock(block, 0, forward ? lane.b : lane.a, i % 2 === 0 ? lane.tr : lane.tl, i);
-      round(lane, this.aes.update(block), 0, i, forward);
-    }
   }
 
   /** The eight rounds of many values: each round one multi-block update. */
@@ -173,7 +240,8 @@ export class FF31 {
       const i = forward ? step : 7 - step;
       for (let k = 0; k < lanes.length; k++) {
         const lane = lanes[k];
-        fillBlock(blocks, 16 * k, forward ? lane.b : lane.a, i % 2 === 0 ? lane.tr : lane.tl, i);
+        writeNum(blocks, 16 * k, forward ? lane.b : lane.a);
+        writeTweak(blocks, 16 * k, i % 2 === 0 ? lane.tr : lane.tl, i);
       }
       const s = this.aes.update(blocks);
       for (let k = 0; k < lanes.length; k++) round(lanes[k], s, 16 * k, i, forward);
@@ -226,10 +294,16 @@ export class FF31 {
   }
 }
 
-/** REVB(W xor [i]_4 || [NUM]_12): the number little-endian in bytes 0..11, then W xor i reversed. */
-function fillBlock(buf: Buffer, at: number, num: number, w: number, i: number): void {
-  // num < 2^44: bytes 6..11 are zero.
-  const lo = num % 0x100000000;
+// T_L = T[0..27] || 0^4 and T_R = T[32..55] || T[28..31] || 0^4, as 32-bit words.
+const tweakLeft = (t: Buffer) => ((t[0] << 24) | (t[1] << 16) | (t[2] << 8) | (t[3] & 0xf0)) >>> 0;
+const tweakRight = (t: Buffer) => ((t[4] << 24) | (t[5] << 16) | (t[6] << 8) | ((t[3] & 0x0f) << 4)) >>> 0;
+
+/**
+ * The block REVB(W xor [i]_4 || [NUM]_12) is NUM little-endian in bytes 0..11, then W xor i reversed.
+ * writeNum writes NUM < 2^44 into bytes 0..5: bytes 6..11 stay zero.
+ */
+function writeNum(buf: Buffer, at: number, num: number): void {
+  const lo = num >>> 0;
   const hi = (num - lo) / 0x100000000;
   buf[at] = lo & 0xff;
   buf[at + 1] = (lo >>> 8) & 0xff;
@@ -237,8 +311,6 @@ function fillBlock(buf: Buffer, at: number, num: number, w: number, i: number): 
   buf[at + 3] = lo >>> 24;
   buf[at + 4] = hi & 0xff;
   buf[at + 5] = hi >>> 8;
-  buf.fill(0, at + 6, at + 12);
-  writeTweak(buf, at, w, i);
 }
 
 function writeTweak(buf: Buffer, at: number, w: number, i: number): void {
@@ -248,37 +320,40 @@ function writeTweak(buf: Buffer, at: number, w: number, i: number): void {
   buf[at + 15] = w >>> 24;
 }
 
-/** One Feistel round of a lane from its AES output S (16 bytes at `at`), on the Number path. */
-function round(lane: Lane, s: Buffer, at: number, i: number, forward: boolean): void {
-  const even = i % 2 === 0;
-  const { shape } = lane;
-  const m = even ? shape.mu : shape.mv;
-  const p = (even ? shape.pu : shape.pv)!;
-  const every = even ? shape.everyU : shape.everyV;
-  // NUM(REVB(S)) mod m = sum of S[j] * 256^j mod m.
+/** NUM(REVB(S)) mod m for the AES output S (16 bytes at `at`): the sum of S[j] * (256^j mod m), reduced every `every` terms. */
+function numMod(s: Buffer, at: number, p: Float64Array, m: number, every: number): number {
   let y = 0;
   if (every >= 16) {
     for (let j = 0; j < 16; j++) y += s[at + j] * p[j];
   } else {
     for (let j = 0; j < 16; j++) {
       y += s[at + j] * p[j];
-      if ((j + 1) % every === 0) y %= m;
+      if ((j + 1) % every === 0) y = mod(y, m);
     }
   }
-  y %= m;
+  return mod(y, m);
+}
+
+/** One Feistel round of a lane from its AES output S (16 bytes at `at`), on the Number path. */
+function round(lane: Lane, s: Buffer, at: number, i: number, forward: boolean): void {
+  const even = i % 2 === 0;
+  const { shape } = lane;
+  const m = even ? shape.mu : shape.mv;
+  const y = numMod(s, at, (even ? shape.pu : shape.pv)!, m, even ? shape.everyU : shape.everyV);
+  // a, b and y are below m.
   if (forward) {
-    const c = (lane.a + y) % m;
+    const c = lane.a + y;
     lane.a = lane.b;
-    lane.b = c;
+    lane.b = c < m ? c : c - m;
   } else {
-    const c = (lane.b - y + m) % m;
+    const c = lane.b - y;
     lane.b = lane.a;
-    lane.a = c;
+    lane.a = c < 0 ? c + m : c;
   }
 }
 
 /** REV(STR^len_radix(value)) into out[from..from+len): first numeral least significant. */
-function writeDigits(out: number[], from: number, value: number, len: number, r: number): void {
+function writeDigits(out: Numerals, from: number, value: number, len: number, r: number): void {
   for (let k = 0; k < len; k++) {
     const q = Math.floor(value / r);
     out[from + k] = value - q * r;

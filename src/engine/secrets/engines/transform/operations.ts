@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { Alphabet, ALPHABETS } from './alphabets';
-import { FF31 } from './ff3-1';
+import { FpeCodec, fpeCodec } from './fpe';
 import { getObject, resolve } from './objects';
 import { Role } from './roles';
 import { sqlGet, sqlPut, Store } from './stores';
-import { applyTemplate, fillTemplate, matchTemplate, Template, TEMPLATES } from './templates';
+import { applyTemplate, Template, TEMPLATES, templateSpans } from './templates';
 import { getInternal, INTERNAL_STORE, newToken, openToken, parseMetadata, putInternal, sealToken, TokenRecord, tokenHash } from './tokenization';
 import { Transformation } from './transformations';
 import { HangarError } from '../../../http/errors';
@@ -15,7 +15,7 @@ import { MountStore } from '../../core/store';
 import { EngineRoute, MountEntry, SecretsRequest } from '../../core/types';
 import { globMatch } from '../jwt/claims';
 
-type Op = 'encode' | 'decode' | 'validate';
+export type Op = 'encode' | 'decode' | 'validate';
 
 const Item = z.object({
   value: z.string().max(65536).nullish(),
@@ -25,21 +25,23 @@ const Item = z.object({
   metadata: z.string().max(8192).nullish(),
   reference: z.string().max(1024).nullish(),
 });
-type Item = z.infer<typeof Item>;
+export type Item = z.infer<typeof Item>;
 const Body = Item.extend({ batch_input: z.array(Item).max(10_000, 'at most 10000 items').nullish() });
 type Body = z.infer<typeof Body>;
 
 /** A transformation with what encoding needs resolved (template, alphabet, stores). */
-interface Resolved {
+export interface Resolved {
   readonly name: string;
   readonly t: Transformation;
   readonly template?: Template;
   readonly alphabet?: string;
   readonly stores: ReadonlyArray<[string, Store | undefined]>;
+  /** Whether the request's role is in its allowed_roles (globs matched once per request, not per item). */
+  readonly allowed: boolean;
 }
 
 /** Everything a request's items refer to, read in one transaction before any crypto runs. */
-interface Loaded {
+export interface Loaded {
   readonly role: string;
   readonly transformations: readonly string[];
   readonly resolved: ReadonlyMap<string, Resolved>;
@@ -65,7 +67,7 @@ async function load(store: MountStore, roleName: string, items: readonly Item[])
     if (t.type === 'tokenization') {
       for (const s of t.stores) stores.push([s, s === INTERNAL_STORE ? undefined : await resolve<Store>(store, 'store', s, 'stores')]);
     }
-    resolved.set(name, { name, t, template, alphabet, stores });
+    resolved.set(name, { name, t, template, alphabet, stores, allowed: t.allowed_roles.some((g) => globMatch(g, roleName)) });
   }
   return { role: roleName, transformations: role.transformations, resolved };
 }
@@ -77,35 +79,30 @@ function pick(loaded: Loaded, item: Item): Resolved {
   if (!loaded.transformations.includes(name)) throw badInput(`transformation "${name}" is not in role "${loaded.role}"`);
   const r = loaded.resolved.get(name);
   if (!r) throw badInput(`transformation "${name}" does not exist`);
-  if (!r.t.allowed_roles.some((g) => globMatch(g, loaded.role))) throw badInput(`role "${loaded.role}" is not in the allowed_roles of transformation "${name}"`);
+  if (!r.allowed) throw badInput(`role "${loaded.role}" is not in the allowed_roles of transformation "${name}"`);
   return r;
 }
 
-interface Cipher {
-  readonly cipher: FF31;
-  readonly index: ReadonlyMap<string, number>;
-  readonly chars: readonly string[];
-}
-
-const ciphers = new Map<string, Cipher>();
-
-/** One FF3-1 instance per key and alphabet (the AES key schedule and the alphabet's index are made once). */
-function ff31(r: Resolved): Cipher {
+/** The transformation's FF3-1 codec, once its template and alphabet are known to exist. */
+function codecOf(r: Resolved): FpeCodec {
   if (!r.template || !r.alphabet) throw badInput(`transformation "${r.name}": its template or alphabet no longer exists`);
-  const id = `${r.t.key}\0${r.alphabet}`;
-  let found = ciphers.get(id);
-  if (!found) {
-    const chars = Array.from(r.alphabet);
-    found = { cipher: new FF31(Buffer.from(r.t.key, 'base64'), chars.length), index: new Map(chars.map((c, i) => [c, i])), chars };
-    if (ciphers.size > 1000) ciphers.clear();
-    ciphers.set(id, found);
-  }
-  return found;
+  return fpeCodec(r.t.key, r.alphabet);
 }
+
+/** Decoded `internal` tweaks, by their base64 (every value of such a transformation uses its one tweak). */
+const internalTweaks = new Map<string, Buffer>();
 
 function tweakOf(r: Resolved, item: Item, op: Op): { tweak: Buffer; generated?: string } {
   const source = r.t.tweak_source;
-  if (source === 'internal') return { tweak: Buffer.from(r.t.tweak, 'base64') };
+  if (source === 'internal') {
+    let tweak = internalTweaks.get(r.t.tweak);
+    if (!tweak) {
+      if (internalTweaks.size > 1000) internalTweaks.clear();
+      tweak = Buffer.from(r.t.tweak, 'base64');
+      internalTweaks.set(r.t.tweak, tweak);
+    }
+    return { tweak };
+  }
   if (source === 'generated' && op === 'encode') {
     const tweak = randomBytes(7);
     return { tweak, generated: tweak.toString('base64') };
@@ -118,48 +115,48 @@ function tweakOf(r: Resolved, item: Item, op: Op): { tweak: Buffer; generated?: 
   return { tweak };
 }
 
-/** An FPE item between its template match and its cipher run, which a batch shares with its other items. */
+const fpeResult = (op: Op, out: string, generated: string | undefined): Record<string, unknown> =>
+  op !== 'encode' ? { decoded_value: out } : generated ? { encoded_value: out, tweak: generated } : { encoded_value: out };
+
+/** One FPE value on its own: the codec's single-value path. */
+function fpeValue(r: Resolved, item: Item, value: string, op: Op): Record<string, unknown> {
+  const codec = codecOf(r);
+  const { tweak, generated } = tweakOf(r, item, op);
+  return fpeResult(op, codec.run(r.template!, r.t.template, value, tweak, op === 'encode'), generated);
+}
+
+/** An FPE item of a batch, checked and read, until its cipher run, which it shares with the batch's other items. */
 interface FpeJob {
-  readonly cipher: FF31;
+  readonly codec: FpeCodec;
   readonly forward: boolean;
-  readonly x: number[];
+  readonly x: Uint16Array;
   readonly tweak: Buffer;
   finish(digits: readonly number[]): Record<string, unknown>;
 }
 
-function fpe(r: Resolved, item: Item, value: string, op: Op): FpeJob {
-  const { cipher, index, chars } = ff31(r);
+function fpeJob(r: Resolved, item: Item, value: string, op: Op): FpeJob {
+  const codec = codecOf(r);
   const { tweak, generated } = tweakOf(r, item, op);
-  const match = matchTemplate(r.template!, value);
-  const x = match.chars.map((c) => {
-    const d = index.get(c);
-    if (d === undefined) throw badInput(`value: the character "${c}" is not in the alphabet of template "${r.t.template}"`);
-    return d;
-  });
-  const problem = cipher.lengthProblem(x.length);
-  if (problem) throw badInput(`value: ${problem}`);
+  const spans = templateSpans(r.template!, value);
   return {
-    cipher,
+    codec,
     forward: op === 'encode',
-    x,
+    x: codec.numerals(value, spans, r.t.template),
     tweak,
-    finish: (digits) => {
-      const out = fillTemplate(value, match, digits.map((d) => chars[d]));
-      return op === 'encode' ? { encoded_value: out, ...(generated ? { tweak: generated } : {}) } : { decoded_value: out };
-    },
+    finish: (digits) => fpeResult(op, codec.write(value, spans, digits), generated),
   };
 }
 
-/** Runs FPE jobs with one FF3-1 call per cipher and direction: a batch's values share each round's AES call. */
+/** Runs FPE jobs with one FF3-1 call per codec and direction: a batch's values share each round's AES call. */
 function runFpe(jobs: readonly FpeJob[]): Array<Record<string, unknown>> {
   const results = new Array<Record<string, unknown>>(jobs.length);
-  const groups = new Map<FF31, Map<boolean, number[]>>();
+  const groups = new Map<FpeCodec, Map<boolean, number[]>>();
   jobs.forEach((job, i) => {
-    const byDirection = groups.get(job.cipher) ?? groups.set(job.cipher, new Map()).get(job.cipher)!;
+    const byDirection = groups.get(job.codec) ?? groups.set(job.codec, new Map()).get(job.codec)!;
     const at = byDirection.get(job.forward) ?? byDirection.set(job.forward, []).get(job.forward)!;
     at.push(i);
   });
-  for (const [cipher, byDirection] of groups) {
+  for (const [{ cipher }, byDirection] of groups) {
     for (const [forward, at] of byDirection) {
       const xs = at.map((i) => jobs[i].x);
       const tweaks = at.map((i) => jobs[i].tweak);
@@ -224,19 +221,31 @@ async function tokenization(r: Resolved, item: Item, value: string, op: Op, now:
   return { decoded_value: openToken(r.t.key, r.name, live).value };
 }
 
-/** One item's result, or for FPE the job that gives it (run with the batch's other FPE items). */
-async function one(op: Op, loaded: Loaded, item: Item, now: number, tokens: Tokens): Promise<Record<string, unknown> | FpeJob> {
+/**
+ * One item's result: what encode, decode and validate do per value once the request's objects are
+ * loaded. FPE in a batch gives the job instead (run with the batch's other FPE items), and
+ * tokenization a promise (it reads its stores); `tokens` is needed only by tokenization.
+ */
+export function transformItem(
+  op: Op,
+  loaded: Loaded,
+  item: Item,
+  now: number,
+  tokens: Tokens | undefined,
+  alone: boolean,
+): Record<string, unknown> | FpeJob | Promise<Record<string, unknown>> {
   const value = item.value;
   if (value === undefined || value === null || value === '') throw badInput('value is required');
   const r = pick(loaded, item);
   if (op === 'validate' && r.t.type !== 'tokenization') throw badInput(`validate is only for tokenization transformations; "${r.name}" is ${r.t.type}`);
   switch (r.t.type) {
     case 'fpe':
-      return fpe(r, item, value, op);
+      return alone ? fpeValue(r, item, value, op) : fpeJob(r, item, value, op);
     case 'masking':
       if (op === 'decode') throw badInput(`transformation "${r.name}" masks: masked values cannot be decoded`);
       return { encoded_value: applyTemplate(r.template!, value, (chars) => chars.map(() => r.t.masking_character)) };
     default:
+      if (!tokens) throw new Error('tokenization needs the request\'s token stores');
       return tokenization(r, item, value, op, now, tokens);
   }
 }
@@ -262,8 +271,7 @@ function operation(op: Op): EngineRoute {
       const loaded = await ctx.tx((store) => load(store, req.params.role_name, items));
       const tokens = new Tokens(req.mount, (fn) => ctx.tx((store) => fn(store)));
       if (!batch) {
-        const done = await one(op, loaded, req.body, req.now, tokens);
-        const data = isJob(done) ? runFpe([done])[0] : done;
+        const data = (await transformItem(op, loaded, req.body, req.now, tokens, true)) as Record<string, unknown>;
         await tokens.flush();
         return { data };
       }
@@ -272,7 +280,7 @@ function operation(op: Op): EngineRoute {
       const jobAt: number[] = [];
       for (const item of batch) {
         try {
-          const done = await one(op, loaded, item, req.now, tokens);
+          const done = await transformItem(op, loaded, item, req.now, tokens, false);
           if (isJob(done)) {
             jobs.push(done);
             jobAt.push(results.length);

@@ -18,8 +18,8 @@ export const TEMPLATES: Readonly<Record<string, Template>> = {
   'builtin/any': { type: 'regex', pattern: '(.*)', alphabet: '' },
 };
 
-/** Where a template's capture groups matched a value: [start, end) per group that took part. */
-type Spans = Array<[number, number]>;
+/** Where a template's capture groups matched a value: start, end (exclusive) of each group that took part, flat. */
+type Spans = number[];
 type Matcher = (value: string) => Spans | undefined;
 
 const compiled = new Map<string, RE2JS>();
@@ -51,7 +51,7 @@ function re2Matcher(pattern: string): Matcher {
     const spans: Spans = [];
     for (let g = 1; g <= m.groupCount(); g++) {
       const start = m.start(g);
-      if (start >= 0) spans.push([start, m.end(g)]);
+      if (start >= 0) spans.push(start, m.end(g));
     }
     return spans;
   };
@@ -61,14 +61,25 @@ function re2Matcher(pattern: string): Matcher {
  * The built-in templates' fixed patterns through the native engine, several times faster than
  * RE2JS: they hold no construct where it and RE2 differ (ASCII \\d, classes, optional separators,
  * leftmost-first), and they cannot backtrack badly. Users' patterns always go through RE2JS.
+ *
+ * Their shape (top-level groups, no alternation or quantified group) lets every stretch between
+ * the groups become a group too: the groups then tile the match, so each span follows from the
+ * lengths before it, without the `d` flag's index arrays (which cost several times the match).
  */
 function nativeMatcher(pattern: string): Matcher {
-  const re = new RegExp(pattern, 'd');
+  const pieces = pattern.split(/(\([^()]*\))/);
+  const re = new RegExp(pieces.map((piece, i) => (i % 2 ? piece : `(${piece})`)).join(''));
   return (value) => {
     const m = re.exec(value);
     if (!m) return undefined;
     const spans: Spans = [];
-    for (let g = 1; g < m.length; g++) if (m.indices![g]) spans.push(m.indices![g]!);
+    let at = m.index;
+    for (let g = 1; g < m.length; g++) {
+      const end = at + m[g].length;
+      // Groups alternate: stretch between (odd), template group (even).
+      if (g % 2 === 0) spans.push(at, end);
+      at = end;
+    }
     return spans;
   };
 }
@@ -77,46 +88,52 @@ function nativeMatcher(pattern: string): Matcher {
 const BUILTIN_MATCHERS = new Map(['builtin/creditcardnumber', 'builtin/socialsecuritynumber'].map((n) => [TEMPLATES[n].pattern, nativeMatcher(TEMPLATES[n].pattern)]));
 const matcherFor = (pattern: string) => BUILTIN_MATCHERS.get(pattern) ?? re2Matcher(pattern);
 
+/**
+ * Where the template's capture groups select characters in a value: [start, end) of each, flat.
+ * The first match counts, as in the public service (anchor the pattern to require a whole match).
+ * Throws the API's error when the value does not match.
+ */
+export function templateSpans(template: Template, value: string): readonly number[] {
+  const spans = matcherFor(template.pattern)(value);
+  if (!spans) throw badInput('value does not match the template pattern');
+  // A group inside another (a named one the pattern check cannot see) would be transformed twice.
+  for (let g = 2; g < spans.length; g += 2) if (spans[g] < spans[g - 1]) throw badInput('pattern: nested capture groups are not supported');
+  return spans;
+}
+
 /** The characters a template's capture groups select in a value, and where they are. */
-export interface TemplateMatch {
-  readonly spans: Spans;
+interface TemplateMatch {
+  readonly spans: readonly number[];
   /** The selected characters (code points), concatenated in order. */
   readonly chars: string[];
   /** How many of them each span holds. */
   readonly counts: number[];
 }
 
-/**
- * The first match counts, as in the public service (anchor the pattern to require a whole match).
- * Throws the API's error when the value does not match.
- */
-export function matchTemplate(template: Template, value: string): TemplateMatch {
-  const spans = matcherFor(template.pattern)(value);
-  if (!spans) throw badInput('value does not match the template pattern');
+/** The selected characters of a value (see `templateSpans`) as code points, with their spans. */
+function matchTemplate(template: Template, value: string): TemplateMatch {
+  const spans = templateSpans(template, value);
   const chars: string[] = [];
   const counts: number[] = [];
-  let end = 0;
-  for (const [s, e] of spans) {
-    // A group inside another (a named one the pattern check cannot see) would be transformed twice.
-    if (s < end) throw badInput('pattern: nested capture groups are not supported');
+  for (let g = 0; g < spans.length; g += 2) {
     const before = chars.length;
-    for (const c of value.slice(s, e)) chars.push(c);
+    for (const c of value.slice(spans[g], spans[g + 1])) chars.push(c);
     counts.push(chars.length - before);
-    end = e;
   }
   return { spans, chars, counts };
 }
 
 /** The value with the matched characters replaced by `out` (as many code points, in order); the rest kept. */
-export function fillTemplate(value: string, match: TemplateMatch, out: readonly string[]): string {
+function fillTemplate(value: string, match: TemplateMatch, out: readonly string[]): string {
   let result = '';
   let at = 0;
   let used = 0;
-  match.spans.forEach(([s, e], i) => {
-    result += value.slice(at, s) + out.slice(used, used + match.counts[i]).join('');
-    used += match.counts[i];
-    at = e;
-  });
+  for (let g = 0; g < match.spans.length; g += 2) {
+    const count = match.counts[g / 2];
+    result += value.slice(at, match.spans[g]) + out.slice(used, used + count).join('');
+    used += count;
+    at = match.spans[g + 1];
+  }
   return result + value.slice(at);
 }
 
