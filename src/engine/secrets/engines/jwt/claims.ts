@@ -19,9 +19,19 @@ export function claimAt(claims: Claims, name: string, pointer = name.startsWith(
   return value;
 }
 
+/** Compiled glob patterns: the same few come back on every login or request (bounded: cleared when full). */
+const GLOBS = new Map<string, RegExp>();
+
+/** Whether `value` matches `pattern`, where `*` stands for any characters (none included). */
 export function globMatch(pattern: string, value: string): boolean {
-  const source = pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
-  return new RegExp(`^${source}$`, 's').test(value);
+  let re = GLOBS.get(pattern);
+  if (!re) {
+    const source = pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+    re = new RegExp(`^${source}$`, 's');
+    if (GLOBS.size >= 1000) GLOBS.clear();
+    GLOBS.set(pattern, re);
+  }
+  return re.test(value);
 }
 
 /** Expiry and not-before with the role's leeways (0 the default, -1 off), by the engine clock. */
