@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { build } from 'esbuild';
 import { bundleUi } from './bundle-ui.mjs';
+import { asciiOnly, lazyFactories } from './bundle-memory.mjs';
 
 const common = {
   bundle: true,
@@ -38,6 +39,8 @@ for (const file of cli.outputFiles) {
   if (file.path.endsWith('.LEGAL.txt')) writeFileSync(file.path, file.contents);
   else source = file.text;
 }
+// Parsed lazily and stored one byte per character: the server's memory at rest (scripts/bundle-memory.mjs).
+source = asciiOnly(lazyFactories(source).source);
 const packed = brotliCompressSync(Buffer.from(source), {
   params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: source.length },
 }).toString('base64');

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { request } from 'undici';
 import { ApiRequest, ApiResponse, Endpoints, parseBody, tokenHeaders, Transport, withQuery } from './transport';
 import type { ApiName } from '../engine/http/api';
 
@@ -20,6 +19,8 @@ export class HttpTransport implements Transport {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
+    // Loaded on first use: a server that never calls out does not keep undici in memory.
+    const { request } = require('undici') as typeof import('undici');
     const res = await request(url, { method: method as 'GET', headers, body });
     const text = await res.body.text();
     return { status: res.statusCode, headers: res.headers, body: parseBody(text, String(res.headers['content-type'] ?? '')) };

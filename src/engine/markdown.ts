@@ -1,17 +1,33 @@
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import type MarkdownIt from 'markdown-it';
+import type sanitizeHtml from 'sanitize-html';
 
 // Raw HTML in Markdown is not rendered, and the output is sanitized again: descriptions are user input.
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
+// markdown-it and sanitize-html (with postcss and htmlparser2) are loaded on the first description
+// rendered: a server that renders none does not keep them in memory.
+let renderer: { markdown: MarkdownIt; sanitize: typeof sanitizeHtml; allowed: sanitizeHtml.IOptions } | undefined;
 
-const allowed: sanitizeHtml.IOptions = {
-  allowedTags: sanitizeHtml.defaults.allowedTags.concat(['img', 'h1', 'h2']),
-  allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], code: ['class'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
-};
+function load(): NonNullable<typeof renderer> {
+  const Markdown = defaultExport<typeof MarkdownIt>(require('markdown-it'));
+  const sanitize = defaultExport<typeof sanitizeHtml>(require('sanitize-html'));
+  return {
+    markdown: new Markdown({ html: false, linkify: true, typographer: false }),
+    sanitize,
+    allowed: {
+      allowedTags: sanitize.defaults.allowedTags.concat(['img', 'h1', 'h2']),
+      allowedAttributes: { a: ['href', 'title'], img: ['src', 'alt', 'title'], code: ['class'] },
+      allowedSchemes: ['http', 'https', 'mailto'],
+    },
+  };
+}
+
+/** A CommonJS module's export, or an ES module's default export. */
+function defaultExport<T>(module: { default?: T } | T): T {
+  return (module as { default?: T }).default ?? (module as T);
+}
 
 /** Markdown to sanitized HTML. */
 export function renderMarkdown(source: string): string {
   if (!source) return '';
-  return sanitizeHtml(markdown.render(source), allowed);
+  renderer ??= load();
+  return renderer.sanitize(renderer.markdown.render(source), renderer.allowed);
 }

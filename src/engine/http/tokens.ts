@@ -57,7 +57,11 @@ export const SECRET_QUERY_PARAMETERS = ['access_token', 'token', 'code', 'id_tok
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
+  // Most queries name no secret parameter (a blocking query's `?index=&wait=`): kept as they are,
+  // without parsing. A percent sign may spell a name in escapes, so such a query is always parsed.
+  const query = url.slice(q + 1);
+  if (!query.includes('%') && !SECRET_QUERY_PARAMETERS.some((name) => query.includes(name))) return url;
+  const params = new URLSearchParams(query);
   for (const name of SECRET_QUERY_PARAMETERS) if (params.has(name)) params.set(name, 'redacted');
   return `${url.slice(0, q)}?${params.toString()}`;
 }

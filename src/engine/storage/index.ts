@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
-import { PostgresStorage } from './postgres/postgres-storage';
 import { SqliteStorage } from './sqlite/sqlite-storage';
 import { Storage } from './types';
 
@@ -16,7 +15,8 @@ export async function openStorage(config: StorageConfig): Promise<Storage> {
   const storage =
     config.kind === 'sqlite'
       ? new SqliteStorage(join(config.dataDir, 'hangar.db'), MIGRATIONS)
-      : new PostgresStorage(config.url, MIGRATIONS);
+      : // Loaded only when configured: a SQLite server does not build the PostgreSQL storage and its pool.
+      new (require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage')).PostgresStorage(config.url, MIGRATIONS);
   try {
     await storage.migrate();
   } catch (err) {

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { LOCAL_ADMIN_HEADER } from '../../../src/engine/engine';
-import { createLogger } from '../../../src/engine/logger';
+import { redactUrl } from '../../../src/engine/http/tokens';
+import { coalescedLines, createLogger } from '../../../src/engine/logger';
 import { hangar } from '../../helpers/cli';
 import { captureLog, CapturedLog } from '../../helpers/log-capture';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
@@ -135,5 +136,27 @@ describe('log formats and levels', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--log-format must be json or pretty, not "xml"/);
     expect(hangar(['server', '--log-level', 'loud']).stderr).toMatch(/--log-level must be one of fatal, error, warn, info, debug, trace, silent/);
+  });
+});
+
+describe('the log line helpers', () => {
+  test('lines written in one turn of the event loop leave in one write, in order', async () => {
+    const writes: string[] = [];
+    const out = coalescedLines({ write: (text: string) => writes.push(text) });
+    out.write('one\n');
+    out.write('two\n');
+    out.write('three\n');
+    expect(writes).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['one\ntwo\nthree\n']);
+    out.write('four\n');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toEqual(['one\ntwo\nthree\n', 'four\n']);
+  });
+
+  test('a query without a secret parameter is kept as sent; secret ones are blanked, escaped names too', () => {
+    expect(redactUrl('/v1/kv/a?index=12&wait=5m')).toBe('/v1/kv/a?index=12&wait=5m');
+    expect(redactUrl('/v1/sys/health?token=abc&x=1')).toBe('/v1/sys/health?token=redacted&x=1');
+    expect(redactUrl('/v1/x?acc%65ss_token=abc')).toBe('/v1/x?access_token=redacted');
   });
 });

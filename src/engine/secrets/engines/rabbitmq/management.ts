@@ -1,5 +1,3 @@
-import { request } from 'undici';
-
 /** The connection to a broker's management HTTP API, as `config/connection` stores it. */
 export interface ManagementConnection {
   readonly connection_uri: string;
@@ -76,6 +74,8 @@ export class ManagementClient {
   private async call(method: 'GET' | 'PUT' | 'DELETE', segments: readonly string[], body?: unknown): Promise<unknown> {
     const path = segments.map(encodeURIComponent).join('/');
     const what = `${method} /api/${path}`;
+    // Loaded on first use: a server without a RabbitMQ mount does not keep undici in memory.
+    const { request } = require('undici') as typeof import('undici');
     let res;
     try {
       res = await request(`${this.base}/api/${path}`, {
