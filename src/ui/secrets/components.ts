@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Denied } from './api';
-import { ErrorMessage } from '../shared/components';
+import type { ApiClient } from '../shared/api';
+import { CopyText, ErrorMessage, Facts, Notice } from '../shared/components';
 import { useAction } from '../shared/hooks';
 import { html } from '../shared/html';
 
@@ -99,4 +100,34 @@ export function splitList(text: string): string[] {
     .split(/[\s,]+/)
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** Dynamic credentials as an engine's `creds/<role>` answers them: a user and password under a lease. */
+interface LeasedCredentials {
+  readonly lease_id: string;
+  readonly lease_duration: number;
+  readonly renewable: boolean;
+  readonly data: { readonly username: string; readonly password: string };
+}
+
+/** "Generate credentials": reads `path` (an engine's `creds/<role>`) and shows the user, its password once, and the lease. */
+export function GenerateCredentials({ api, path, description }: { api: ApiClient; path: string; description: string }) {
+  const [creds, setCreds] = useState<LeasedCredentials | undefined>(undefined);
+  const action = useAction();
+  const generate = () =>
+    void action.run(async () => {
+      setCreds(await api.get<LeasedCredentials>(path));
+    });
+  return html`<div>
+    <p class="muted">${description}</p>
+    <button type="button" disabled=${action.busy} onClick=${generate}>Generate credentials</button>
+    <${ErrorMessage} messages=${action.error} />
+    ${creds &&
+    html`<div class="secrets-issued" aria-live="polite">
+      <${Notice}>Copy the password now: it is not shown again.<//>
+      <${CopyText} label="Username" text=${creds.data.username} />
+      <${CopyText} label="Password" text=${creds.data.password} />
+      <${Facts} items=${[['Lease', html`<code>${creds.lease_id}</code>`], ['Lease duration', formatTtl(creds.lease_duration)], ['Renewable', creds.renewable ? 'yes' : 'no']]} />
+    </div>`}
+  </div>`;
 }

@@ -1,11 +1,9 @@
 import { useState } from 'preact/hooks';
-import { ApiClient } from '../../shared/api';
-import { CopyText, ErrorMessage, Facts, Notice } from '../../shared/components';
+import { Facts, Notice } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
-import { ConfirmButton, formatTtl, PermissionDenied } from '../components';
+import { ConfirmButton, formatTtl, GenerateCredentials, PermissionDenied } from '../components';
 import { Connection, ConnectionForm, databaseHref, Role, RoleForm } from './database';
 import { mountUrl } from './engine-mounts';
 
@@ -74,7 +72,7 @@ export const databaseRolePage = page({
         : html`<div class="columns">
             <div class="card">
               <h2>Credentials</h2>
-              <${Generate} api=${props.api} mount=${mount} name=${name} />
+              <${GenerateCredentials} api=${props.api} path=${mountUrl(mount, 'creds', name)} description="A new database user under a lease; revoking the lease drops the user." />
             </div>
             <div class="card">
               <h2>Role</h2>
@@ -105,30 +103,3 @@ export const databaseRolePage = page({
   },
 });
 
-interface Credentials {
-  readonly lease_id: string;
-  readonly lease_duration: number;
-  readonly renewable: boolean;
-  readonly data: { readonly username: string; readonly password: string };
-}
-
-function Generate({ api, mount, name }: { api: ApiClient; mount: string; name: string }) {
-  const [creds, setCreds] = useState<Credentials | undefined>(undefined);
-  const action = useAction();
-  const generate = () =>
-    void action.run(async () => {
-      setCreds(await api.get<Credentials>(mountUrl(mount, 'creds', name)));
-    });
-  return html`<div>
-    <p class="muted">A new database user under a lease; revoking the lease drops the user.</p>
-    <button type="button" disabled=${action.busy} onClick=${generate}>Generate credentials</button>
-    <${ErrorMessage} messages=${action.error} />
-    ${creds &&
-    html`<div class="secrets-issued" aria-live="polite">
-      <${Notice}>Copy the password now: it is not shown again.<//>
-      <${CopyText} label="Username" text=${creds.data.username} />
-      <${CopyText} label="Password" text=${creds.data.password} />
-      <${Facts} items=${[['Lease', html`<code>${creds.lease_id}</code>`], ['Lease duration', formatTtl(creds.lease_duration)], ['Renewable', creds.renewable ? 'yes' : 'no']]} />
-    </div>`}
-  </div>`;
-}

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
-import { CopyText, ErrorMessage, Facts, Field, Notice, TextArea } from '../../shared/components';
+import { ErrorMessage, Facts, Field, Notice, TextArea } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
-import { ConfirmButton, formatTtl, PermissionDenied } from '../components';
+import { ConfirmButton, GenerateCredentials, PermissionDenied } from '../components';
 import { mountUrl } from './engine-mounts';
 
 export const rabbitmqHref = (mount: string, role?: string) => `/rabbitmq/${encodeURIComponent(mount)}${role === undefined ? '' : `/roles/${encodeURIComponent(role)}`}`;
@@ -108,7 +108,7 @@ export const rabbitmqRolePage = page({
         : html`<div class="columns">
             <div class="card">
               <h2>Credentials</h2>
-              <${Generate} api=${props.api} mount=${mount} role=${role} />
+              <${GenerateCredentials} api=${props.api} path=${mountUrl(mount, 'creds', role)} description="A new broker user under a lease; when the lease ends or is revoked the user is deleted." />
             </div>
             <div class="card">
               <h2>Role</h2>
@@ -136,30 +136,3 @@ export const rabbitmqRolePage = page({
   },
 });
 
-interface Credentials {
-  readonly lease_id: string;
-  readonly lease_duration: number;
-  readonly renewable: boolean;
-  readonly data: { readonly username: string; readonly password: string };
-}
-
-function Generate({ api, mount, role }: { api: ApiClient; mount: string; role: string }) {
-  const [creds, setCreds] = useState<Credentials | undefined>(undefined);
-  const action = useAction();
-  const generate = () =>
-    void action.run(async () => {
-      setCreds(await api.get<Credentials>(mountUrl(mount, 'creds', role)));
-    });
-  return html`<div>
-    <p class="muted">A new broker user under a lease; when the lease ends or is revoked the user is deleted.</p>
-    <button type="button" disabled=${action.busy} onClick=${generate}>Generate credentials</button>
-    <${ErrorMessage} messages=${action.error} />
-    ${creds &&
-    html`<div class="secrets-issued" aria-live="polite">
-      <${Notice}>Copy the password now: it is not shown again.<//>
-      <${CopyText} label="Username" text=${creds.data.username} />
-      <${CopyText} label="Password" text=${creds.data.password} />
-      <${Facts} items=${[['Lease', html`<code>${creds.lease_id}</code>`], ['Lease duration', formatTtl(creds.lease_duration)], ['Renewable', creds.renewable ? 'yes' : 'no']]} />
-    </div>`}
-  </div>`;
-}
