@@ -67,8 +67,9 @@ export function createLogger(options: { level?: string; format?: LogFormat; dest
   const destination = options.destination ?? process.stdout;
   // Pretty on a terminal, JSON elsewhere (files, pipes, log collectors), unless told otherwise.
   const format = options.format ?? ((destination as { isTTY?: boolean }).isTTY ? 'pretty' : 'json');
-  const json = destination === process.stdout ? coalescedLines(process.stdout) : (destination as pino.DestinationStream);
-  return pino(loggerOptions(options.level ?? process.env.HANGAR_LOG_LEVEL ?? 'info'), format === 'pretty' ? prettyStream(destination) : json);
+  const level = loggerOptions(options.level ?? process.env.HANGAR_LOG_LEVEL ?? 'info');
+  if (format === 'pretty') return pino(level, prettyStream(destination));
+  return pino(level, destination === process.stdout ? coalescedLines(process.stdout) : (destination as pino.DestinationStream));
 }
 
 /**

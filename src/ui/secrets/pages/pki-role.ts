@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
+import { mountUrl } from './engine-mounts';
 import { ApiClient } from '../../shared/api';
 import { Checkbox, ErrorMessage, Facts, Field, Notice } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { formatTime } from '../../shared/format';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, readOrDenied } from '../api';
+import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, DownloadLink, formatTtl, PermissionDenied, splitList, ttlField } from '../components';
 
 /** The role fields the console edits; the API keeps the others at their defaults (or as they were). */
@@ -19,7 +20,7 @@ interface PkiRole {
   readonly key_type: string;
 }
 
-const roleUrl = (mount: string, name: string) => `/v1/${apiPath(mount)}/roles/${encodeURIComponent(name)}`;
+const roleUrl = (mount: string, name: string) => mountUrl(mount, 'roles', name);
 
 /** Creates a role (no `role`) or edits one; `onSaved` gets its name. */
 interface RoleFormProps {
@@ -122,7 +123,7 @@ export function RevokeCertificate({ api, mount, serial, onDone }: { api: ApiClie
     confirmLabel="Revoke"
     question=${`Revoke the certificate ${serial}?`}
     onConfirm=${async () => {
-      await api.post(`/v1/${apiPath(mount)}/revoke`, { serial_number: serial });
+      await api.post(mountUrl(mount, 'revoke'), { serial_number: serial });
       onDone();
     }}
   />`;
@@ -149,7 +150,7 @@ function Issue({ api, mount, role }: { api: ApiClient; mount: string; role: stri
     e.preventDefault();
     setRevoked(false);
     void action.run(async () => {
-      const res = await api.post<{ data: Issued }>(`/v1/${apiPath(mount)}/issue/${encodeURIComponent(role)}`, {
+      const res = await api.post<{ data: Issued }>(mountUrl(mount, 'issue', role), {
         common_name: commonName.trim(),
         alt_names: splitList(altNames).join(',') || undefined,
         ttl: ttl.trim() || undefined,

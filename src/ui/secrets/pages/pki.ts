@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
-import { engineMountsPage } from './engine-mounts';
+import { engineMountsPage, mountUrl } from './engine-mounts';
 import { ApiClient } from '../../shared/api';
 import { CopyText, ErrorMessage, Field, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, listKeys, readOptional, readOrDenied } from '../api';
+import { Denied, isDenied, listKeys, readOptional, readOrDenied } from '../api';
 import { DownloadLink, PermissionDenied } from '../components';
 import { RevokeCertificate, RoleForm } from './pki-role';
 
@@ -22,7 +22,7 @@ interface PkiMount {
 }
 
 async function caCertificate(api: ApiClient, mount: string): Promise<string | undefined> {
-  return (await readOptional<{ certificate: string }>(api, `/v1/${apiPath(mount)}/cert/ca`))?.certificate;
+  return (await readOptional<{ certificate: string }>(api, mountUrl(mount, 'cert/ca')))?.certificate;
 }
 
 /** `/pki/:mount`: the CA certificate (or generating a root), the roles, the issued certificates. */
@@ -32,9 +32,9 @@ export const pkiMountPage = page({
   signedIn: true,
   load: async ({ api, params }): Promise<PkiMount> => ({
     ca: await caCertificate(api, params.mount),
-    roles: await readOrDenied(listKeys(api, `/v1/${apiPath(params.mount)}/roles`)),
-    certs: await readOrDenied(listKeys(api, `/v1/${apiPath(params.mount)}/certs`)),
-    revoked: new Set(await listKeys(api, `/v1/${apiPath(params.mount)}/certs/revoked`).catch(() => [])),
+    roles: await readOrDenied(listKeys(api, mountUrl(params.mount, 'roles'))),
+    certs: await readOrDenied(listKeys(api, mountUrl(params.mount, 'certs'))),
+    revoked: new Set(await listKeys(api, mountUrl(params.mount, 'certs/revoked')).catch(() => [])),
   }),
   view: (props: PageProps<PkiMount>) => {
     const { data, params } = props;
@@ -94,7 +94,7 @@ function GenerateRoot({ api, mount, onDone }: { api: ApiClient; mount: string; o
   const submit = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      await api.post(`/v1/${apiPath(mount)}/root/generate/internal`, { common_name: commonName.trim(), ttl: ttl.trim() || undefined, key_type: keyType });
+      await api.post(mountUrl(mount, 'root/generate/internal'), { common_name: commonName.trim(), ttl: ttl.trim() || undefined, key_type: keyType });
       onDone();
     });
   };

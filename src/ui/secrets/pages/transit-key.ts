@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
+import { mountUrl } from './engine-mounts';
 import { ApiClient } from '../../shared/api';
 import { Checkbox, ErrorMessage, Facts, Field, Notice } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { formatTime } from '../../shared/format';
 import { useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
-import { apiPath, Denied, isDenied, readOrDenied } from '../api';
+import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, formatTtl, PermissionDenied, ttlField } from '../components';
 import { transitHref } from './transit';
 import { DecryptForm, DigestForm, EncryptForm, VerifyForm } from './transit-ops';
@@ -29,7 +30,7 @@ interface TransitKey {
   readonly keys: Record<string, number | { creation_time: string; public_key: string }>;
 }
 
-const keyUrl = (mount: string, name: string) => `/v1/${apiPath(mount)}/keys/${encodeURIComponent(name)}`;
+const keyUrl = (mount: string, name: string) => mountUrl(mount, 'keys', name);
 
 /** `/transit/:mount/keys/:key`: the key (versions, rotate, config, delete) and its operations. */
 export const transitKeyPage = page({
