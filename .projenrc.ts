@@ -145,6 +145,15 @@ project.eslint?.addOverride({
 // jest loads ESM-only packages through require(esm) only with VM modules on (Node >= 24.9).
 project.testTask.env('NODE_OPTIONS', '--experimental-vm-modules --disable-warning=ExperimentalWarning');
 
+// ts-jest transpiles each test file alone (isolatedModules), so nothing else would type-check the tests
+// and benchmarks: `npm test` does, first. Without isolatedModules here, since src/index.ts re-exports
+// interfaces by name, as jsii expects.
+const typecheck = project.addTask('typecheck', {
+  description: 'Type-checks the tests and the benchmarks',
+  steps: [{ exec: 'tsc --noEmit -p test/tsconfig.json --isolatedModules false' }, { exec: 'tsc --noEmit -p bench/tsconfig.json --isolatedModules false' }],
+});
+project.testTask.prependSpawn(typecheck);
+
 // The one-file CLI that custom resources run and that `npx hangar` starts.
 const bundle = project.addTask('bundle', {
   description: 'Bundle the hangar CLI into assets/hangar.cjs',

@@ -6,7 +6,7 @@ import { Box, BoxArchitecture, BoxChecksumType, BoxProvider, BoxVersion, Hangar 
 import { desiredStateIn } from '../../src/reconcile/drift';
 import { decodeInventory, decodePayload } from '../../src/reconcile/payload';
 import { tempDir } from '../helpers/storage';
-import { byPath, synth } from '../helpers/synth';
+import { byPath, Synth, synth } from '../helpers/synth';
 
 
 describe('Box construct', () => {

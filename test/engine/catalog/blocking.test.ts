@@ -107,7 +107,7 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     const blocked = s.root('GET', `/v1/kv/other-process?index=${index(first)}&wait=30s`);
     await settle();
     // Written beside the server's pipeline, straight into storage, as another server would: no notification.
-    await s.engine.storage.tx((db) => putKv(new Writes(db), { ns: 'default', key: 'other-process', value: 'eA==', flags: 0 }, Date.now()));
+    await s.engine.storage.tx((db) => putKv(new Writes(db), { ns: 'default', key: 'other-process', value: 'eA==', flags: '0' }, Date.now()));
     const res = await blocked;
     expect(res.status).toBe(200);
   });

@@ -31,7 +31,7 @@ describe('leak scan', () => {
       const server = await startServerProcess(['--dev', '--dev-root-token', 'leak-scan-root', '--log-level', 'debug'], { [LEAK_WATCH_VAR]: dir });
       try {
         const call = async (method: string, path: string, body?: unknown) => {
-          const res = await fetch(`${server.urls.secrets}/v1/${path}`, { method, headers: { 'x-vault-token': 'leak-scan-root' }, body: body && JSON.stringify(body) });
+          const res = await fetch(`${server.urls.secrets}/v1/${path}`, { method, headers: { 'x-vault-token': 'leak-scan-root' }, body: body === undefined ? undefined : JSON.stringify(body) });
           if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
           return res.status === 204 ? undefined : ((await res.json()) as any);
         };

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
 
@@ -30,7 +31,7 @@ describe('request bodies without Content-Type or with text/plain are JSON', () =
     const chunked = await request(`${server.urls.secrets}/v1/auth/token/create`, {
       method: 'POST',
       headers: vault,
-      body: (async function* () {})(), // no length: sent chunked
+      body: Readable.from([]), // no length: sent chunked
     });
     expect(chunked.statusCode).toBe(200);
     expect(((await chunked.body.json()) as { auth: { client_token: string } }).auth.client_token).toBeTruthy();

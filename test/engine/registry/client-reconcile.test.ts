@@ -125,8 +125,8 @@ describe.each(STORAGE_KINDS)('registry client and the box reconcilers (%s)', (ki
     expect(await clients.registry.getVersion('alice', `rec-${via}`, '2.0')).toMatchObject({ status: 'active', created_at: expect.any(String) });
 
     // Drift: read() gives the desired shape, so an untouched object has no differences.
-    expect(differences(desired('two'), (await boxProviderKind.read(clients, provider, desired('two')))!)).toEqual([]);
-    expect(differences(desired('three'), (await boxProviderKind.read(clients, provider, desired('three')))!)).toEqual(['file', 'checksum']);
+    expect(differences<object>(desired('two'), (await boxProviderKind.read(clients, provider, desired('two')))!)).toEqual([]);
+    expect(differences<object>(desired('three'), (await boxProviderKind.read(clients, provider, desired('three')))!)).toEqual(['file', 'checksum']);
     expect(await boxVersionKind.read(clients, version)).toEqual({ description: 'v2', released: true });
     await clients.registry.revokeVersion('alice', `rec-${via}`, '2.0');
     expect(differences({ description: 'v2', released: true }, (await boxVersionKind.read(clients, version))!)).toEqual(['released']);

@@ -155,7 +155,7 @@ describe('certificates', () => {
       extensions: [basicConstraints(true, 1, true), keyUsage(KEY_USAGES.CertSign + KEY_USAGES.CRLSign, true)],
       signer: caKeys.privateKey,
     });
-    const rootCert = new x509.X509Certificate(root.der);
+    const rootCert = new x509.X509Certificate(new Uint8Array(root.der));
     const leafKeys = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
     const leaf = await signCertificate({
       serial: 'a1b2c3',
@@ -186,7 +186,7 @@ describe('certificates', () => {
     expect(new X509Certificate(root.der).validTo).toBe('Jan  1 00:00:00 2051 GMT');
     expect(rootCert.subject).toBe('C=DE, O=Hangar Ünit, OU=a+OU=b, CN=Root CA');
     // The issuer is the root's subject byte for byte; @peculiar/x509 reads what node:crypto reads.
-    const leafX = new x509.X509Certificate(leaf.der);
+    const leafX = new x509.X509Certificate(new Uint8Array(leaf.der));
     expect(Buffer.from(leafX.issuerName.toArrayBuffer()).equals(Buffer.from(rootCert.subjectName.toArrayBuffer()))).toBe(true);
     expect(leafX.issuer).toBe(rootCert.subject);
     expect(await leafX.verify({ publicKey: rootCert.publicKey, signatureOnly: true }, globalThis.crypto)).toBe(true);
