@@ -1,38 +1,38 @@
-import { boxKind } from './box';
-import { boxProviderKind } from './box-provider';
-import { boxVersionKind } from './box-version';
-import { CATALOG_KINDS } from './catalog-kinds';
 import { openClients } from './clients';
 import { Outcome, ResourceKind } from './kind';
 import { ResourcePayload } from './payload-format';
-import { SECRETS_AD_KINDS } from './secrets-ad-kinds';
-import { SECRETS_DATABASE_KINDS } from './secrets-database-kinds';
-import { SECRETS_KINDS } from './secrets-kinds';
-import { SECRETS_KV_KINDS } from './secrets-kv-kinds';
-import { SECRETS_PKI_KINDS } from './secrets-pki-kinds';
-import { SECRETS_RABBITMQ_KINDS } from './secrets-rabbitmq-kinds';
-import { SECRETS_SSH_KINDS } from './secrets-ssh-kinds';
-import { SECRETS_TRANSFORM_KINDS } from './secrets-transform-kinds';
 
-const KINDS: readonly ResourceKind<unknown>[] = [
-  boxKind as ResourceKind<unknown>,
-  boxVersionKind as ResourceKind<unknown>,
-  boxProviderKind as ResourceKind<unknown>,
-  ...(SECRETS_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_PKI_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_RABBITMQ_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_SSH_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_TRANSFORM_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_DATABASE_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_AD_KINDS as readonly ResourceKind<any>[]),
-  ...(SECRETS_KV_KINDS as readonly ResourceKind<any>[]),
-  ...(CATALOG_KINDS as readonly ResourceKind<any>[]),
+type Kinds = readonly ResourceKind<any>[];
+
+/**
+ * The kinds' modules, loaded in this order until the one asked for is found: a custom resource's
+ * process handles one object, and loading every module (the SSH kinds bring sshpk) cost it more
+ * than its own work. The registry's and the catalog's kinds, the commonest, come first.
+ */
+const KIND_MODULES: ReadonlyArray<() => Kinds> = [
+  () => [require('./box').boxKind, require('./box-version').boxVersionKind, require('./box-provider').boxProviderKind],
+  () => (require('./catalog-kinds') as typeof import('./catalog-kinds')).CATALOG_KINDS,
+  () => (require('./secrets-kinds') as typeof import('./secrets-kinds')).SECRETS_KINDS,
+  () => (require('./secrets-kv-kinds') as typeof import('./secrets-kv-kinds')).SECRETS_KV_KINDS,
+  () => (require('./secrets-pki-kinds') as typeof import('./secrets-pki-kinds')).SECRETS_PKI_KINDS,
+  () => (require('./secrets-database-kinds') as typeof import('./secrets-database-kinds')).SECRETS_DATABASE_KINDS,
+  () => (require('./secrets-ssh-kinds') as typeof import('./secrets-ssh-kinds')).SECRETS_SSH_KINDS,
+  () => (require('./secrets-transform-kinds') as typeof import('./secrets-transform-kinds')).SECRETS_TRANSFORM_KINDS,
+  () => (require('./secrets-rabbitmq-kinds') as typeof import('./secrets-rabbitmq-kinds')).SECRETS_RABBITMQ_KINDS,
+  () => (require('./secrets-ad-kinds') as typeof import('./secrets-ad-kinds')).SECRETS_AD_KINDS,
 ];
 
+const loaded: ResourceKind<unknown>[] = [];
+let modulesLoaded = 0;
+
 export function kindOf(name: string): ResourceKind<unknown> {
-  const kind = KINDS.find((k) => k.kind === name);
-  if (!kind) throw new Error(`unknown resource kind "${name}"; known kinds: ${KINDS.map((k) => k.kind).join(', ')}`);
-  return kind;
+  for (;;) {
+    const kind = loaded.find((k) => k.kind === name);
+    if (kind) return kind;
+    if (modulesLoaded === KIND_MODULES.length) break;
+    loaded.push(...KIND_MODULES[modulesLoaded++]());
+  }
+  throw new Error(`unknown resource kind "${name}"; known kinds: ${loaded.map((k) => k.kind).join(', ')}`);
 }
 
 /** The payload's desired state, validated by its kind. */
