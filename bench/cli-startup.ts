@@ -2,7 +2,9 @@
  * Overhead of the custom resources: every one starts a Node process running the bundled CLI.
  * Prints the CLI's cold start next to `node -e 0` measured in the same run, then the time to deploy
  * a stack of N boxes against a running server next to N plain null_resources with a no-op
- * provisioner (Terraform's own cost per resource).
+ * provisioner (Terraform's own cost per resource). Each row also prints the CPU time (user + system,
+ * every process involved) per run or per box: on a 2-core machine that, not the wall time of one
+ * process, bounds a deploy whose provisioners run ten at a time.
  *
  *   npx ts-node --transpile-only bench/cli-startup.ts [--boxes 200] [--runs 20]
  */
@@ -16,7 +18,17 @@ import { hangar, startServerProcess, CLI } from '../test/helpers/cli';
 import { tempDir } from '../test/helpers/storage';
 import { terraformEnv, TerraformWorkspace } from '../test/helpers/terraform';
 import { record } from './autocannon';
+import { ownCpuMs, reapedChildrenCpuMs } from './cpu';
 import { percentile, report, timeCommand } from './util';
+
+/** Runs a command `runs` times (see timeCommand) and prints its wall times and its CPU time per run. */
+function measure(name: string, cmd: string, args: readonly string[], runs: number, env: NodeJS.ProcessEnv = {}, baseline?: number[]): number[] {
+  const before = reapedChildrenCpuMs();
+  const times = timeCommand(cmd, args, runs, env);
+  report(name, times, baseline);
+  console.log(`${''.padEnd(44)} CPU ${((reapedChildrenCpuMs() - before) / runs).toFixed(1).padStart(6)} ms per run`);
+  return times;
+}
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { boxes: { type: 'string', default: '200' }, runs: { type: 'string', default: '20' } } });
@@ -25,10 +37,8 @@ async function main(): Promise<void> {
   const node = process.execPath;
   console.log(`node ${process.version}, ${runs} runs each, bundle ${CLI}`);
 
-  const baseline = timeCommand(node, ['-e', '0'], runs);
-  report('node -e 0 (baseline)', baseline);
-  const version = timeCommand(node, [CLI, '--version'], runs);
-  report('hangar --version', version, baseline);
+  const baseline = measure('node -e 0 (baseline)', node, ['-e', '0'], runs);
+  const version = measure('hangar --version', node, [CLI, '--version'], runs, {}, baseline);
   record({
     group: 'CLI', name: 'hangar --version (p50)', figure: `${percentile(version, 50).toFixed(1)} ms`, baseline: `node -e 0 ${percentile(baseline, 50).toFixed(1)} ms`,
     ratio: percentile(version, 50) / percentile(baseline, 50), goal: '<= 1.5x node -e 0', met: percentile(version, 50) <= 1.5 * percentile(baseline, 50),
@@ -36,14 +46,14 @@ async function main(): Promise<void> {
   // What the custom resources run with: V8's compile cache, warm after the first run.
   const cache = { NODE_COMPILE_CACHE: join(tempDir(), 'v8') };
   timeCommand(node, [CLI, '--version'], 1, cache);
-  report('hangar --version, compile cache', timeCommand(node, [CLI, '--version'], runs, cache), baseline);
+  measure('hangar --version, compile cache', node, [CLI, '--version'], runs, cache, baseline);
 
   const data = tempDir();
   hangar(['registry', 'create-user', 'bench', '--password', 'password123', '--data', data]);
   const embedded = encodePayload({ v: 1, kind: 'registry.box', key: 'bench/one', connection: { dataDir: data }, desired: {} });
   hangar(['apply'], { HANGAR_PAYLOAD: embedded });
-  report('hangar apply, embedded (unchanged box)', timeCommand(node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded }), baseline);
-  report('hangar apply, embedded, compile cache', timeCommand(node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded, ...cache }), baseline);
+  measure('hangar apply, embedded (unchanged box)', node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded }, baseline);
+  measure('hangar apply, embedded, compile cache', node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded, ...cache }, baseline);
 
   const server = await startServerProcess(['--dev', '--dev-root-token', 'bench-root']);
   try {
@@ -51,8 +61,8 @@ async function main(): Promise<void> {
     const http = encodePayload({ v: 1, kind: 'registry.box', key: 'acme/one', connection: { endpoints: { registry: server.urls.registry } }, desired: {} });
     const env = { HANGAR_PAYLOAD: http, HANGAR_TOKEN: 'bench-root' };
     hangar(['apply'], env);
-    report('hangar apply, HTTP (unchanged box)', timeCommand(node, [CLI, 'apply'], runs, env), baseline);
-    report('hangar apply, HTTP, compile cache', timeCommand(node, [CLI, 'apply'], runs, { ...env, ...cache }), baseline);
+    measure('hangar apply, HTTP (unchanged box)', node, [CLI, 'apply'], runs, env, baseline);
+    measure('hangar apply, HTTP, compile cache', node, [CLI, 'apply'], runs, { ...env, ...cache }, baseline);
 
     const tf = terraformEnv();
     if (!tf) {
@@ -64,8 +74,15 @@ async function main(): Promise<void> {
       ws.synth(build);
       ws.run('init', '-input=false');
       const start = Date.now();
+      const cpu = reapedChildrenCpuMs();
+      const served = server.process.pid ? ownCpuMs(server.process.pid) : 0;
       ws.run('apply', '-auto-approve', '-input=false');
-      return Date.now() - start;
+      const ms = Date.now() - start;
+      // Terraform and every provisioner it ran (reaped by it, so counted for it), then the server's share.
+      const local = reapedChildrenCpuMs() - cpu;
+      const remote = server.process.pid ? ownCpuMs(server.process.pid) - served : 0;
+      console.log(`  CPU per resource: terraform and provisioners ${(local / boxes).toFixed(1)} ms, server ${(remote / boxes).toFixed(1)} ms`);
+      return ms;
     };
     const plain = deploy((stack) => {
       new NullProvider(stack, 'null');

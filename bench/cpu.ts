@@ -15,6 +15,13 @@ export function ownCpuMs(pid: number): number {
   }
 }
 
+/** CPU time (user + system, ms) of this process's children that have exited and been waited for. */
+export function reapedChildrenCpuMs(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_SECOND;
+}
+
 /** The process and all its live descendants (a PostgreSQL postmaster and its backends). */
 function tree(root: number): number[] {
   const children = new Map<number, number[]>();
