@@ -183,6 +183,32 @@ run('database secrets engine', () => {
       expect((await pg.psql(username, password, 'SELECT 1')).output).toMatch(/password authentication failed|does not exist/);
     });
 
+    test('sys/leases/revoke runs the role\'s revocation statements as they are now, read in the transaction that marks the lease', async () => {
+      expect((await s.v('POST', 'database/roles/ro-rev', { db_name: 'pg', creation_statements: PG_CREATE })).status).toBe(204);
+      const creds = (await s.v('GET', 'database/creds/ro-rev')).body;
+      await pg.admin('CREATE TABLE IF NOT EXISTS revoked (name text)');
+      const revocation = ['INSERT INTO revoked VALUES (\'{{name}}\');', 'REVOKE ALL ON ALL TABLES IN SCHEMA public FROM "{{name}}"; DROP ROLE "{{name}}";'];
+      expect((await s.v('POST', 'database/roles/ro-rev', { revocation_statements: revocation })).status).toBe(204);
+      const storage = s.engine.storage;
+      const original = storage.tx;
+      let transactions = 0;
+      storage.tx = ((fn, options) => {
+        transactions++;
+        return original.call(storage, fn, options);
+      }) as typeof storage.tx;
+      try {
+        expect((await s.v('PUT', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+      } finally {
+        storage.tx = original;
+      }
+      // One plans the request, marks the lease and reads its connection and role; one deletes the lease.
+      expect(transactions).toBe(2);
+      expect((await pg.admin('SELECT name FROM revoked')).rows).toEqual([{ name: creds.data.username }]);
+      expect((await pg.admin('SELECT 1 FROM pg_roles WHERE rolname = $1', [creds.data.username])).rows).toHaveLength(0);
+      // Left behind, a table the connections' root users hold no privilege on would fail their default revocations.
+      await pg.admin('DROP TABLE revoked');
+    });
+
     test('lease expiry and token revocation drop users; renewal moves VALID UNTIL', async () => {
       expect((await s.v('POST', 'database/roles/ro-short', { db_name: 'pg', creation_statements: PG_CREATE, default_ttl: 60, max_ttl: 600 })).status).toBe(204);
       const expiring = (await s.v('GET', 'database/creds/ro-short')).body;

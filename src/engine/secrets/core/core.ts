@@ -16,6 +16,8 @@ const BATCH = 100;
 export interface OpenedLease {
   readonly lease: LeaseRecord;
   readonly mount: MountEntry | undefined;
+  /** What the engine's `prepareRevoke` read in the marking transaction. */
+  readonly prepared?: unknown;
 }
 
 /**
@@ -152,7 +154,7 @@ export class SecretsCore {
     const failures: { id: string; error: string }[] = [];
     for (const id of ids) {
       const { storage, clock, logger } = this.engine;
-      const found =
+      const found: OpenedLease | undefined =
         opened?.get(id) ??
         (await storage.tx(async (db) => {
           const lease = await this.leases.pending(db, id);
@@ -161,7 +163,7 @@ export class SecretsCore {
       if (!found) continue;
       const type = found.mount && this.engineType(found.mount.kind, found.mount.type);
       try {
-        if (found.mount && type?.revoke) await type.revoke(found.lease, this.context(found.mount));
+        if (found.mount && type?.revoke) await type.revoke(found.lease, this.context(found.mount), found.prepared);
         await storage.tx((db) => this.leases.delete(db, id));
       } catch (err) {
         const error = (err as Error).message;

@@ -228,7 +228,13 @@ export interface EngineType {
    * any transaction (use `ctx.tx`), and must be idempotent: after a crash, or with several servers,
    * it may run again for a lease it already revoked. Throwing leaves the lease marked for a retry.
    */
-  revoke?(lease: LeaseRecord, ctx: EngineContext): Promise<void>;
+  revoke?(lease: LeaseRecord, ctx: EngineContext, prepared?: unknown): Promise<void>;
+  /**
+   * Reads what `revoke` needs inside the transaction that marks the lease (`sys/leases/revoke`),
+   * which hands it to `revoke` as `prepared`: the revocation then opens no transaction of its own.
+   * Undefined (nothing to read, or a row gone) leaves the reading to `revoke`.
+   */
+  prepareRevoke?(lease: LeaseRecord, ctx: EngineContext): Promise<unknown>;
   /** Checks a renewal; throw to refuse it. */
   renew?(lease: LeaseRecord, ctx: EngineContext): Promise<void>;
   /** Mounted for the first time (defaults, keys). */

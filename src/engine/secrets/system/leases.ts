@@ -65,7 +65,9 @@ async function revoke(req: SecretsRequest<LeaseBody>): Promise<SecretsResponse |
   await req.core.leases.markRevoking(req.db, [id], req.now);
   // Read and opened here already: the revocation after the commit needs no transaction to find it again.
   const mount = await req.core.mounts.get(req.db, lease.mountPath);
-  return revokeAfterCommit(req, [id], new Map([[id, { lease, mount }]]));
+  const type = mount && req.core.engineType(mount.kind, mount.type);
+  const prepared = mount && type?.prepareRevoke ? await type.prepareRevoke(lease, req.core.contextIn(req.db, mount, req.now)) : undefined;
+  return revokeAfterCommit(req, [id], new Map([[id, { lease, mount, prepared }]]));
 }
 
 /** Runs the engines' revocations once the marks are committed; failures stay marked for the job. */

@@ -111,17 +111,28 @@ export function parsePasswordPolicy(text: string): PasswordPolicy {
   return { length, rules };
 }
 
+// The characters of a policy's rules, split once per policy object (the default policy is one).
+const charsets = new WeakMap<PasswordPolicy, { all: readonly string[]; sets: ReadonlyArray<readonly string[]> }>();
+
+function charsetsOf(policy: PasswordPolicy) {
+  let split = charsets.get(policy);
+  if (!split) {
+    split = { all: [...new Set(policy.rules.flatMap((r) => [...r.charset]))], sets: policy.rules.map((r) => [...r.charset]) };
+    charsets.set(policy, split);
+  }
+  return split;
+}
+
 /**
  * A password under a policy: each rule's minimum first, the rest from the union of the charsets,
  * then shuffled (Fisher-Yates), all from node:crypto's uniform randomInt.
  */
 export function generatePassword(policy: PasswordPolicy): string {
-  const all = [...new Set(policy.rules.flatMap((r) => [...r.charset]))];
+  const { all, sets } = charsetsOf(policy);
   const chars: string[] = [];
-  for (const rule of policy.rules) {
-    const set = [...rule.charset];
-    for (let n = 0; n < rule.minChars; n++) chars.push(set[randomInt(set.length)]);
-  }
+  policy.rules.forEach((rule, r) => {
+    for (let n = 0; n < rule.minChars; n++) chars.push(sets[r][randomInt(sets[r].length)]);
+  });
   while (chars.length < policy.length) chars.push(all[randomInt(all.length)]);
   for (let i = chars.length - 1; i > 0; i--) {
     const j = randomInt(i + 1);

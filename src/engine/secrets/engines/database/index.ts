@@ -1,5 +1,5 @@
 import { connectionRoutes } from './connections';
-import { renewCreds, revokeCreds, roleRoutes } from './roles';
+import { prepareRevokeCreds, renewCreds, revokeCreds, roleRoutes } from './roles';
 import { staticRoleRoutes } from './static-roles';
 import { EngineType } from '../../core/types';
 
@@ -14,5 +14,6 @@ export const databaseEngine: EngineType = {
   description: 'dynamic and static database credentials',
   routes: [...connectionRoutes, ...roleRoutes, ...staticRoleRoutes],
   revoke: revokeCreds,
+  prepareRevoke: prepareRevokeCreds,
   renew: renewCreds,
 };

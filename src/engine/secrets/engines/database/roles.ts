@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { connectionForRole, databaseError, nameOf, passwordIn, pluginOf, readConnection, sessionFor, statements } from './store';
+import { connectionForRole, databaseError, nameOf, passwordIn, pluginOf, readConnection, sessionFor, statements, StoredConnection } from './store';
 import { renderTemplate } from './template';
 import { duration } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
@@ -110,20 +110,34 @@ async function issue(req: SecretsRequest): Promise<SecretsResponse> {
   return { data: { username, password }, lease: { ttl, maxTtl: max, renewable: true, internal } };
 }
 
-/** The lease's role as it is now (its statements may have changed), else the copy in the lease. */
-async function leaseContext(lease: LeaseRecord, ctx: EngineContext) {
-  const internal = lease.internal as CredsLease;
-  return ctx.tx(async (store) => {
-    const conn = await readConnection(store, internal.db_name);
-    if (!conn) throw new Error(`connection "${internal.db_name}" no longer exists`);
-    const role = await readRole(store, internal.role);
-    return { internal, conn, role };
-  });
+/** What revocation and renewal read: the lease's connection and its role as it is now (its statements may have changed). */
+interface LeaseContext {
+  readonly internal: CredsLease;
+  readonly conn: StoredConnection;
+  readonly role: DynamicRole | undefined;
 }
 
+/** The lease's context, read in a transaction (undefined when the connection is gone). */
+async function readLeaseContext(lease: LeaseRecord, store: MountStore): Promise<LeaseContext | undefined> {
+  const internal = lease.internal as CredsLease;
+  const conn = await readConnection(store, internal.db_name);
+  return conn && { internal, conn, role: await readRole(store, internal.role) };
+}
+
+/** The lease's context in a transaction of its own. */
+async function leaseContext(lease: LeaseRecord, ctx: EngineContext): Promise<LeaseContext> {
+  const found = await ctx.tx((store) => readLeaseContext(lease, store));
+  if (!found) throw new Error(`connection "${(lease.internal as CredsLease).db_name}" no longer exists`);
+  return found;
+}
+
+/** `sys/leases/revoke` reads the context in the transaction that marks the lease (see revokeCreds). */
+export const prepareRevokeCreds = (lease: LeaseRecord, ctx: EngineContext): Promise<LeaseContext | undefined> =>
+  ctx.tx((store) => readLeaseContext(lease, store));
+
 /** Lease expiry or revocation: the user's revocation statements (or the plugin's own drop). */
-export async function revokeCreds(lease: LeaseRecord, ctx: EngineContext): Promise<void> {
-  const { internal, conn, role } = await leaseContext(lease, ctx);
+export async function revokeCreds(lease: LeaseRecord, ctx: EngineContext, prepared?: unknown): Promise<void> {
+  const { internal, conn, role } = (prepared as LeaseContext | undefined) ?? (await leaseContext(lease, ctx));
   const plugin = pluginOf(conn);
   const session = sessionFor(ctx.mount, internal.db_name, conn);
   const stmts = orDefault(role?.revocation_statements ?? internal.revocation_statements, plugin.defaultRevocation);

@@ -53,12 +53,19 @@ export async function readConnection(store: MountStore, name: string): Promise<S
   return store.getMemo(connectionKey(name), connections);
 }
 
+const globRegExp = (pattern: string) => new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+
+// Compiled once per opened connection: the memoized object stays the same while its row is unchanged.
+const allowedRoles = new WeakMap<readonly string[], readonly RegExp[]>();
+
 /** Vault's glob match of allowed_roles: `*` anywhere matches any characters. */
 export function roleAllowed(conn: StoredConnection, role: string): boolean {
-  return conn.allowed_roles.some((pattern) => {
-    const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-    return re.test(role);
-  });
+  let patterns = allowedRoles.get(conn.allowed_roles);
+  if (!patterns) {
+    patterns = conn.allowed_roles.map(globRegExp);
+    allowedRoles.set(conn.allowed_roles, patterns);
+  }
+  return patterns.some((re) => re.test(role));
 }
 
 /** The connection of a role, checked: it exists and allows the role. */

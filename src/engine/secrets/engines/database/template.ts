@@ -27,7 +27,11 @@ const FUNCTIONS: Record<string, (args: Value[], now: number) => Value> = {
   replace: ([from, to, s]) => String(s).split(String(from)).join(String(to)),
   sha256: ([s]) => createHash('sha256').update(String(s)).digest('hex'),
   base64: ([s]) => Buffer.from(String(s)).toString('base64'),
-  random: ([n]) => Array.from({ length: Number(n) }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join(''),
+  random: ([n]) => {
+    let out = '';
+    for (let i = 0; i < Number(n); i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
+    return out;
+  },
   uuid: () => randomUUID(),
   unix_time: (_a, now) => Math.floor(now / 1000),
   unix_time_millis: (_a, now) => now,

@@ -55,12 +55,20 @@ export function substitute(statement: string, values: StatementValues): string {
   });
 }
 
+// Split once per list: a role's lists are the same arrays while its memoized row is unchanged.
+const splitLists = new WeakMap<readonly string[], readonly string[]>();
+
 /**
  * The single statements of a role's list: each entry split on `;` as Vault does, except entries
  * with a `$$` body (a PostgreSQL function or DO block), which run whole.
  */
-export function splitStatements(statements: readonly string[]): string[] {
-  return statements.flatMap((s) => (s.includes('$$') ? [s] : s.split(';'))).map((s) => s.trim()).filter((s) => s !== '');
+export function splitStatements(statements: readonly string[]): readonly string[] {
+  let split = splitLists.get(statements);
+  if (!split) {
+    split = statements.flatMap((s) => (s.includes('$$') ? [s] : s.split(';'))).map((s) => s.trim()).filter((s) => s !== '');
+    splitLists.set(statements, split);
+  }
+  return split;
 }
 
 /** A database's error without the secret values of the statement (MySQL quotes the SQL near an error). */
