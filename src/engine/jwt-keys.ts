@@ -53,8 +53,8 @@ export async function fetchJson(url: string, caPem?: string, init: { method?: 'G
   }
 }
 
-interface CachedSet {
-  readonly keys: Promise<KeySet>;
+interface CachedSet<T> {
+  readonly keys: Promise<T>;
   readonly fetchedAt: number;
 }
 
@@ -64,17 +64,17 @@ interface CachedSet {
  * `minRefreshMs` so that made-up key ids cannot make the server hammer the issuer. Times are the
  * caller's clock. Concurrent logins share one fetch; a failed fetch is not cached.
  */
-export class JwksCache {
-  private readonly sets = new Map<string, CachedSet>();
+export class JwksCache<T = KeySet> {
+  private readonly sets = new Map<string, CachedSet<T>>();
 
   constructor(private readonly minRefreshMs = 0) {}
 
   /** The key set, or undefined when asked to refresh one that was fetched too recently. */
-  async keySet(key: string, load: () => Promise<KeySet>, nowMs: number, refresh: boolean): Promise<KeySet | undefined> {
+  async keySet(key: string, load: () => Promise<T>, nowMs: number, refresh: boolean): Promise<T | undefined> {
     const cached = this.sets.get(key);
     if (cached && refresh && nowMs - cached.fetchedAt < this.minRefreshMs) return undefined;
     if (!cached || refresh || nowMs - cached.fetchedAt >= JWKS_MAX_AGE_MS) {
-      const entry: CachedSet = { keys: load(), fetchedAt: nowMs };
+      const entry: CachedSet<T> = { keys: load(), fetchedAt: nowMs };
       this.sets.set(key, entry);
       entry.keys.catch(() => this.sets.get(key) === entry && this.sets.delete(key));
       return entry.keys;

@@ -1,4 +1,5 @@
-import { fetchJson, jose, JwksCache, KeySet, verifyWithKeySet } from '../../../jwt-keys';
+import { candidateKeys, Jws, jwkSet, JwkSet, signedBy } from './jws';
+import { fetchJson, JwksCache } from '../../../jwt-keys';
 import { badInput } from '../../core/request';
 
 export interface Discovery {
@@ -23,14 +24,15 @@ export async function discover(url: string, caPem?: string): Promise<Discovery> 
   return doc;
 }
 
-const jwksCache = new JwksCache();
+// Key sets with their keys made once per fetch; the cache refreshes whenever asked (no minimum interval).
+const jwksCache = new JwksCache<JwkSet>();
 
 /** The JWKS at a URL; errors say the signing keys could not be fetched. */
-async function fetchKeySet(url: string, caPem: string | undefined): Promise<KeySet> {
+async function fetchKeySet(url: string, caPem: string | undefined): Promise<JwkSet> {
   try {
     const res = await fetchJson(url, caPem);
     if (res.status !== 200 || !Array.isArray((res.body as { keys?: unknown }).keys)) throw new Error(`${url} is not a JWKS (status ${res.status})`);
-    return jose().createLocalJWKSet(res.body as never);
+    return jwkSet(res.body);
   } catch (err) {
     throw badInput(`cannot fetch the signing keys: ${(err as Error).message}`);
   }
@@ -41,21 +43,19 @@ const SIGNATURE_REFETCH_MS = 30_000;
 const signatureRefetches = new Map<string, number>();
 
 /**
- * Verifies a compact JWS against the JWKS at a URL (cached for an hour; one refetch when the key id
- * is unknown). A signature that fails with a known key id also refetches once, rate-limited, as
- * Vault does: the issuer may have replaced the key behind the same `kid`.
+ * Whether a key of the JWKS at a URL signed the JWS (the set cached for an hour; fetched again
+ * once when no key matches the token's kid, alg and curve: the issuer rotated its keys). A
+ * signature that fails with a matching key also refetches once, rate-limited, as Vault does: the
+ * issuer may have replaced the key behind the same `kid`. Undefined when no key matches.
  */
-export async function verifyWithJwks(url: string, caPem: string | undefined, token: string, algorithms: readonly string[] | undefined) {
-  const options = algorithms?.length ? { algorithms: [...algorithms] } : undefined;
-  const keySet = (refresh: boolean) => jwksCache.keySet(url, () => fetchKeySet(url, caPem), Date.now(), refresh);
-  try {
-    // The cache refreshes whenever asked (no minimum interval), so a result always comes back.
-    return (await verifyWithKeySet(token, keySet, options))!;
-  } catch (err) {
-    const now = Date.now();
-    const recent = now - (signatureRefetches.get(url) ?? -Infinity) < SIGNATURE_REFETCH_MS;
-    if (!(err instanceof jose().errors.JWSSignatureVerificationFailed) || recent) throw err;
-    signatureRefetches.set(url, now);
-    return jose().compactVerify(token, (await keySet(true))!, options);
-  }
+export async function verifyWithJwks(url: string, caPem: string | undefined, jws: Jws): Promise<boolean | undefined> {
+  const keySet = async (refresh: boolean) => (await jwksCache.keySet(url, () => fetchKeySet(url, caPem), Date.now(), refresh))!;
+  let keys = candidateKeys(await keySet(false), jws);
+  if (!keys.length) keys = candidateKeys(await keySet(true), jws);
+  if (!keys.length) return undefined;
+  if (keys.some((key) => signedBy(jws, key))) return true;
+  const now = Date.now();
+  if (now - (signatureRefetches.get(url) ?? -Infinity) < SIGNATURE_REFETCH_MS) return false;
+  signatureRefetches.set(url, now);
+  return candidateKeys(await keySet(true), jws).some((key) => signedBy(jws, key));
 }
