@@ -104,7 +104,7 @@ const project = new cdktf.ConstructLibraryCdktf({
   pullRequestTemplate: false,
   prettier: false,
   // `npm test` runs eslint as a check; `npm run lint:fix` (below) is the one task that rewrites files.
-  eslintOptions: { dirs: ['src'], commandOptions: { fix: false } },
+  eslintOptions: { dirs: ['src'], devdirs: ['test', 'bench', 'build-tools', 'projenrc'], commandOptions: { fix: false } },
   catalog: { announce: false },
   publishToPypi: { distName: 'hangar-cdktf', module: 'hangar_cdktf' },
   docgen: true,
@@ -134,7 +134,7 @@ const project = new cdktf.ConstructLibraryCdktf({
 // The engine, CLI, clients, reconcilers and web UI are bundled (assets/hangar.cjs, assets/ui); their libraries are
 // devDependencies on purpose. The constructs (the published library code) may not use them.
 project.eslint?.addOverride({
-  files: ['src/engine/**', 'src/cli/**', 'src/client/**', 'src/reconcile/**', 'src/ui/**'],
+  files: ['src/engine/**', 'src/cli/**', 'src/client/**', 'src/reconcile/**', 'src/ui/**', 'bench/**'],
   rules: {
     'import/no-extraneous-dependencies': ['error', { devDependencies: true, optionalDependencies: false, peerDependencies: true }],
     // The CLI requires heavy modules where a command needs them, so that others start fast.
@@ -191,7 +191,7 @@ project.addTask('ui:screenshots', {
 });
 
 // `npm test` checks lint (eslintOptions above) and never rewrites the tree; fixes are asked for.
-const LINTED = 'src test build-tools projenrc .projenrc.ts';
+const LINTED = 'src test bench build-tools projenrc .projenrc.ts';
 project.addTask('lint:fix', {
   description: 'Runs eslint and fixes what it can',
   env: { ESLINT_USE_FLAT_CONFIG: 'false', NODE_NO_WARNINGS: '1' },

@@ -13,13 +13,13 @@ import { parseArgs } from 'node:util';
 import { NullProvider } from '@cdktf/provider-null/lib/provider';
 import { Resource } from '@cdktf/provider-null/lib/resource';
 import { Box, Hangar } from '../src';
+import { record } from './autocannon';
+import { ownCpuMs, reapedChildrenCpuMs } from './cpu';
+import { percentile, report, timeCommand } from './util';
 import { encodePayload } from '../src/reconcile/payload-format';
 import { hangar, startServerProcess, CLI } from '../test/helpers/cli';
 import { tempDir } from '../test/helpers/storage';
 import { terraformEnv, TerraformWorkspace } from '../test/helpers/terraform';
-import { record } from './autocannon';
-import { ownCpuMs, reapedChildrenCpuMs } from './cpu';
-import { percentile, report, timeCommand } from './util';
 
 /** Runs a command `runs` times (see timeCommand) and prints its wall times and its CPU time per run. */
 function measure(name: string, cmd: string, args: readonly string[], runs: number, env: NodeJS.ProcessEnv = {}, baseline?: number[]): number[] {
@@ -40,8 +40,13 @@ async function main(): Promise<void> {
   const baseline = measure('node -e 0 (baseline)', node, ['-e', '0'], runs);
   const version = measure('hangar --version', node, [CLI, '--version'], runs, {}, baseline);
   record({
-    group: 'CLI', name: 'hangar --version (p50)', figure: `${percentile(version, 50).toFixed(1)} ms`, baseline: `node -e 0 ${percentile(baseline, 50).toFixed(1)} ms`,
-    ratio: percentile(version, 50) / percentile(baseline, 50), goal: '<= 1.5x node -e 0', met: percentile(version, 50) <= 1.5 * percentile(baseline, 50),
+    group: 'CLI',
+    name: 'hangar --version (p50)',
+    figure: `${percentile(version, 50).toFixed(1)} ms`,
+    baseline: `node -e 0 ${percentile(baseline, 50).toFixed(1)} ms`,
+    ratio: percentile(version, 50) / percentile(baseline, 50),
+    goal: '<= 1.5x node -e 0',
+    met: percentile(version, 50) <= 1.5 * percentile(baseline, 50),
   });
   // What the custom resources run with: V8's compile cache, warm after the first run.
   const cache = { NODE_COMPILE_CACHE: join(tempDir(), 'v8') };
@@ -98,8 +103,13 @@ async function main(): Promise<void> {
     console.log(`terraform apply, ${boxes} Box constructs over HTTP:             ${(withHangar / 1000).toFixed(1)} s ` +
       `(${((withHangar - plain) / boxes).toFixed(0)} ms more per box)`);
     record({
-      group: 'CLI', name: `cdktf stack of ${boxes} Box constructs: terraform apply`, figure: `${(withHangar / 1000).toFixed(1)} s`,
-      baseline: `${boxes} null_resources ${(plain / 1000).toFixed(1)} s`, ratio: withHangar / plain, goal: '<= 3x', met: withHangar <= 3 * plain,
+      group: 'CLI',
+      name: `cdktf stack of ${boxes} Box constructs: terraform apply`,
+      figure: `${(withHangar / 1000).toFixed(1)} s`,
+      baseline: `${boxes} null_resources ${(plain / 1000).toFixed(1)} s`,
+      ratio: withHangar / plain,
+      goal: '<= 3x',
+      met: withHangar <= 3 * plain,
     });
   } finally {
     await server.stop();

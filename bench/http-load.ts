@@ -63,7 +63,10 @@ export function secretsCaller(url: string, token: string, connections: number): 
 }
 
 /** An engine in this process (SQLite in a temporary directory, `--dev` root token) serving on loopback. */
-export async function inProcessEngine(rootToken: string, options: Partial<EngineOptions> = {}): Promise<{ engine: Engine; urls: Record<ApiName, string> }> {
+export async function inProcessEngine(
+  rootToken: string,
+  options: Partial<EngineOptions> = {},
+): Promise<{ engine: Engine; urls: Record<ApiName, string> }> {
   const dataDir = tempDir();
   const engine = await Engine.open({ storage: { kind: 'sqlite', dataDir }, dataDir, devRootToken: rootToken, ...options });
   const urls = await listen(engine, { registry: '127.0.0.1:0', secrets: '127.0.0.1:0', catalog: '127.0.0.1:0' });

@@ -9,12 +9,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { parseArgs } from 'node:util';
+import { autocannon, LoadResult, record, startHangar } from './autocannon';
+import { startBaseline } from './catalog-load';
 import { Engine } from '../src/engine/engine';
 import { boxTerms, searchDocument } from '../src/engine/registry/search-index';
 import { versionSortKey } from '../src/engine/registry/versions';
 import { tempDir } from '../test/helpers/storage';
-import { autocannon, LoadResult, record, startHangar } from './autocannon';
-import { startBaseline } from './catalog-load';
 
 const WORDS = ['debian', 'ubuntu', 'alpine', 'centos', 'fedora', 'nginx', 'postgres', 'redis', 'kafka', 'web', 'db', 'cache', 'minimal', 'desktop', 'k8s', 'docker'];
 const PROVIDERS = ['virtualbox', 'libvirt', 'vmware_desktop', 'hyperv'];
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const nextId = () => `00000000-0000-4000-8000-${(seq++).toString(16).padStart(12, '0')}`;
   const started = Date.now();
   const owners = Array.from({ length: 1000 }, (_, i) => ({ id: nextId(), username: `owner${i}` }));
-  const insertOwner = db.prepare(`INSERT INTO registry_owners (id, username, username_lower, kind, profile_markdown, created_at, updated_at) VALUES (?, ?, ?, 'user', '', 0, 0)`);
+  const insertOwner = db.prepare('INSERT INTO registry_owners (id, username, username_lower, kind, profile_markdown, created_at, updated_at) VALUES (?, ?, ?, \'user\', \'\', 0, 0)');
   const insertBox = db.prepare(`INSERT INTO registry_boxes (id, owner_id, name, name_lower, short_description, description_markdown, is_private, downloads,
     current_version_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`);
   const insertVersion = db.prepare(`INSERT INTO registry_versions (id, box_id, version, sort_key, description_markdown, status, created_at, updated_at)

@@ -25,8 +25,8 @@ import { startTargetPostgres } from '../test/helpers/postgres-target';
 
 const ROOT = 'bench-root-token';
 // A grant by role membership: concurrent GRANTs on one table fail in PostgreSQL ("tuple concurrently updated").
-const CREATE = [`CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}';`, `GRANT pg_read_all_data TO "{{name}}";`];
-const REVOKE = [`DROP ROLE IF EXISTS "{{name}}";`];
+const CREATE = ['CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALID UNTIL \'{{expiration}}\';', 'GRANT pg_read_all_data TO "{{name}}";'];
+const REVOKE = ['DROP ROLE IF EXISTS "{{name}}";'];
 
 // The load generator, in its own process: each autocannon connection asks for credentials, then
 // revokes their lease (the id from the first answer goes into the second request's body). Prints

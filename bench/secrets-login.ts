@@ -9,9 +9,9 @@
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
 import { Pool } from 'undici';
+import { line, load } from './http-load';
 import { Engine } from '../src/engine/engine';
 import { listen } from '../src/engine/http/server';
-import { line, load } from './http-load';
 import { newKey, sign } from '../test/engine/secrets/jwt-helpers';
 import { tempDir } from '../test/helpers/storage';
 

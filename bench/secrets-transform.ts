@@ -81,9 +81,9 @@ const BATCH = 100;
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      seconds: { type: 'string', default: '3' },
-      concurrency: { type: 'string', default: '16' },
-      postgres: { type: 'string' },
+      'seconds': { type: 'string', default: '3' },
+      'concurrency': { type: 'string', default: '16' },
+      'postgres': { type: 'string' },
       'in-process': { type: 'boolean', default: false },
     },
   });

@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await request(`${base}${path}`, {
       method: method as 'GET',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      headers: { 'authorization': `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.body.text();
