@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { Engine } from '../engine';
 import type { Db } from '../storage';
 import { HangarError, ValidationError } from './errors';
-import { isUnlabelledJson, readJsonStream, registerJsonParser } from './json-body';
+import { encodeJsonAnswer, isUnlabelledJson, readJsonStream, registerJsonParser } from './json-body';
 import { lazyChildLogger, RequestObserver } from './observe';
-import { NO_TRANSACTION, Reply, RequestContext, Route } from './routes';
+import { AfterCommit, NO_TRANSACTION, Reply, RequestContext, Route } from './routes';
 import { redactUrl } from './tokens';
-import { assertWellFormed } from './unicode';
+import { assertWellFormed, isContainer } from './unicode';
 
 export type ApiName = 'registry' | 'secrets' | 'catalog';
 
@@ -129,9 +129,10 @@ async function handle<Actor, Permission>(
     const ctx = api.authenticate ? await engine.storage.tx(context, { readOnly: true }) : await context(NO_TRANSACTION);
     return r.handler({ params, query, body }, ctx);
   }
-  return engine.storage.tx(async (db) => r.handler({ params, query, body }, await context(db)), {
+  const result = await engine.storage.tx(async (db) => r.handler({ params, query, body }, await context(db)), {
     readOnly: r.transaction === 'read',
   });
+  return result instanceof AfterCommit ? result.next() : result;
 }
 
 function parse<T>(where: string, schema: z.ZodType<T> | undefined, value: unknown): T {
@@ -169,9 +170,18 @@ function clientErrorMessage(error: FastifyError): string {
 function send(reply: FastifyReply, result: unknown): FastifyReply {
   if (result instanceof Reply) {
     reply.code(result.status).headers(result.headers);
-    return result.body === undefined ? reply.send() : reply.send(result.body);
+    return result.body === undefined ? reply.send() : sendBody(reply, result.body);
   }
-  return reply.code(200).send(result);
+  return sendBody(reply.code(200), result);
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A plain object or array that Fastify would serialize as JSON is serialized here (`encodeJsonAnswer`). */
+function sendBody(reply: FastifyReply, body: unknown): FastifyReply {
+  const type = reply.getHeader('content-type');
+  if (!isContainer(body) || (type !== undefined && type !== JSON_TYPE)) return reply.send(body);
+  return reply.type(JSON_TYPE).send(encodeJsonAnswer(body));
 }
 
 function sendError<A, P>(reply: FastifyReply, api: ApiDefinition<A, P>, error: HangarError): void {

@@ -37,6 +37,15 @@ export class Reply {
   ) {}
 }
 
+/**
+ * A handler's answer to finish after its transaction committed, for what must not hold the
+ * transaction open (a blocking query's wait): the API awaits `next` outside the transaction and
+ * sends what it resolves to.
+ */
+export class AfterCommit {
+  constructor(readonly next: () => Promise<unknown>) {}
+}
+
 export interface Route<Actor, Permission, P = unknown, Q = unknown, B = unknown> {
   readonly method: Method | readonly Method[];
   /** Fastify path syntax (`/api/v1/box/:username/:name`). */
@@ -50,6 +59,7 @@ export interface Route<Actor, Permission, P = unknown, Q = unknown, B = unknown>
    * The request's transaction: 'write' (the default), 'read' (read-only), or 'none' for handlers
    * that do slow work (password hashing, streaming) and open short transactions themselves through
    * `ctx.engine.storage`; their `ctx.db` is then a short read-only transaction used for authentication.
+   * A handler in a transaction may return an `AfterCommit` to go on once it ended.
    */
   readonly transaction?: 'write' | 'read' | 'none';
   /**

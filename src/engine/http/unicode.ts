@@ -9,6 +9,7 @@ import { badRequest } from './errors';
  * Iterative, not recursive: a 1 MiB body may nest arrays 500,000 deep.
  */
 export function assertWellFormed(value: unknown, where: string): void {
+  if (typeof value === 'object' && value !== null && knownWellFormed.has(value)) return;
   if (typeof value === 'string') {
     if (!isWellFormed(value)) throw notWellFormed(where);
     return;
@@ -26,6 +27,17 @@ export function assertWellFormed(value: unknown, where: string): void {
       }
     }
   }
+}
+
+/** Decoded inputs that cannot hold a lone surrogate (see `markWellFormed`): not walked again. */
+const knownWellFormed = new WeakSet<object>();
+
+/**
+ * Spares `assertWellFormed` the walk of a value its decoder proved well-formed: a JSON body decoded
+ * from strict UTF-8 without any `\u` escape (a transit batch's 140 KB of base64 cost 40 µs to walk).
+ */
+export function markWellFormed(value: unknown): void {
+  if (typeof value === 'object' && value !== null) knownWellFormed.add(value);
 }
 
 /** Each entry remembers its parent, so the path is built only for the error. */
@@ -52,7 +64,7 @@ export function isWellFormed(text: string): boolean {
 }
 
 /** Plain objects and arrays, as JSON and query parsing make them (not Buffers or streams). */
-function isContainer(value: unknown): boolean {
+export function isContainer(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return true;
   const proto = Object.getPrototypeOf(value) as unknown;

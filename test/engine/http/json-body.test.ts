@@ -62,4 +62,18 @@ describe('request bodies without Content-Type or with text/plain are JSON', () =
     const binary = await server.call('registry', 'POST', '/api/v1/admin/users', { raw: '{}', headers: { ...admin, 'content-type': 'application/octet-stream' } });
     expect(binary.status).toBe(415);
   });
+
+  // Large answers are sent as bytes (engine/http/json-body.ts, encodeJsonAnswer): the same JSON and length as a small one's.
+  test.each([
+    ['ASCII', 'a'.repeat(40_000)],
+    ['non-ASCII', `${'é'.repeat(10_000)}😀\u2028${'x'.repeat(20_000)}`],
+  ])('a large %s answer arrives whole, typed JSON, with its UTF-8 length', async (label, value) => {
+    const path = `/v1/secret/data/large-${label}`;
+    expect((await server.call('secrets', 'POST', path, { body: { data: { value } }, headers: vault })).status).toBe(200);
+    const read = await server.call('secrets', 'GET', path, { headers: vault });
+    expect(read.status).toBe(200);
+    expect(read.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(read.headers['content-length'])).toBe(Buffer.byteLength(read.text));
+    expect(read.body.data.data.value).toBe(value);
+  });
 });
