@@ -44,8 +44,13 @@ export function newRootToken(): string {
 }
 
 export async function isRootToken(db: Db, token: string): Promise<boolean> {
+  return isRootTokenHash(db, sha256Hex(token));
+}
+
+/** isRootToken for a caller that has the token's SHA-256 (hex) already. */
+export async function isRootTokenHash(db: Db, tokenSha256: string): Promise<boolean> {
   const stored = await getSetting(db, ROOT_TOKEN_SETTING);
-  return stored !== undefined && timingSafeEqualHex(stored, sha256Hex(token));
+  return stored !== undefined && timingSafeEqualHex(stored, tokenSha256);
 }
 
 /** The root token from `<data>/root-token`, when this process may read it. */

@@ -4,10 +4,10 @@ import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
 import { extractToken, TokenSources } from '../http/tokens';
-import { isRootToken } from '../root-token';
+import { isRootTokenHash } from '../root-token';
 import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
-import { authorizerFor, findTokenBySecret } from './acl/store';
+import { findRequestToken, requestAuthorizer } from './acl/store';
 import { rootAccessorId, uuidOf } from './acl/tokens';
 import { aclNotFound, CatalogActor, CatalogPermission, LOCAL_DATACENTER } from './route';
 import { aclAuthMethodRoutes } from './routes/acl-auth-methods';
@@ -39,12 +39,16 @@ function exactIntegers(_key: string, value: unknown, context?: { source?: string
   return value;
 }
 
+const BIG_INTEGER = /\d{16}/;
+
 /** The public service decodes any body as JSON whatever its Content-Type (curl -d sends a form type). */
 function decodeJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new HangarError(400, [`Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
   try {
-    return JSON.parse(utf8.decode(body), exactIntegers as (key: string, value: unknown) => unknown);
+    const text = utf8.decode(body);
+    // A reviver slows every parse; only an integer of 16 digits or more can be beyond 2^53.
+    return BIG_INTEGER.test(text) ? JSON.parse(text, exactIntegers as (key: string, value: unknown) => unknown) : JSON.parse(text);
   } catch (err) {
     throw new HangarError(400, [`Request decode failed: ${(err as Error).message}`]);
   }
@@ -86,12 +90,14 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
       return { accessorId: uuidOf('accessor:local'), secretId: '', ns: 'default', authz: Authorizer.management(), stored: false };
     }
     const secret = extractToken(req, TOKEN_SOURCES) ?? '';
-    if (secret && (await isRootToken(db, secret))) {
-      return { accessorId: rootAccessorId(sha256Hex(secret)), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
+    // One SHA-256 serves both lookups (the root token's stored hash, the token table's secret_hash).
+    const hash = sha256Hex(secret || 'anonymous');
+    if (secret && (await isRootTokenHash(db, hash))) {
+      return { accessorId: rootAccessorId(hash), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
     }
-    const row = await findTokenBySecret(db, secret || 'anonymous', engine.clock.now());
+    const row = await findRequestToken(db, hash, engine.clock.now());
     if (!row) return undefined;
-    const authz = await authorizerFor(db, row, engine.catalogDefaultPolicy);
+    const authz = await requestAuthorizer(db, row, engine.catalogDefaultPolicy, runtimeOf(engine).authorizers);
     return { accessorId: row.accessor_id, secretId: secret, ns: row.ns, authz, stored: true };
   },
 
@@ -115,24 +121,32 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     // Bodies are read as bytes: KV values stay raw, everything else is JSON whatever its type.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-    app.addHook('preHandler', async (req) => {
-      const query = req.query as Record<string, unknown>;
-      if (typeof query.dc === 'string' && query.dc !== '' && query.dc !== LOCAL_DATACENTER) {
-        throw new HangarError(500, ['No path to datacenter']);
+    // Callback hooks, not async ones: they run for every request.
+    app.addHook('preHandler', (req, _reply, done) => {
+      try {
+        const query = req.query as Record<string, unknown>;
+        if (typeof query.dc === 'string' && query.dc !== '' && query.dc !== LOCAL_DATACENTER) {
+          throw new HangarError(500, ['No path to datacenter']);
+        }
+        if (query.stale !== undefined && query.consistent !== undefined) {
+          throw new HangarError(400, ['Cannot specify ?stale with ?consistent, conflicting semantics.']);
+        }
+        if (Buffer.isBuffer(req.body) && !req.routeOptions.url?.startsWith('/v1/kv/')) req.body = decodeJsonBody(req.body);
+      } catch (err) {
+        return done(err as Error);
       }
-      if (query.stale !== undefined && query.consistent !== undefined) {
-        throw new HangarError(400, ['Cannot specify ?stale with ?consistent, conflicting semantics.']);
-      }
-      if (Buffer.isBuffer(req.body) && !req.routeOptions.url?.startsWith('/v1/kv/')) req.body = decodeJsonBody(req.body);
       // Token secrets are sealed by the secrets barrier; it opens here, before the request's
       // transaction, since opening it the first time writes in a transaction of its own.
-      if (req.routeOptions.url?.startsWith('/v1/acl/')) await secretsCore(engine);
+      if (req.routeOptions.url?.startsWith('/v1/acl/')) secretsCore(engine).then(() => done(), done);
+      else done();
     });
-    app.addHook('onResponse', async (req) => {
+    app.addHook('onResponse', (req, _reply, done) => {
       const touched = runtime.pending.get(req.id);
-      if (!touched) return;
-      runtime.pending.delete(req.id);
-      if (touched.size > 0) runtime.blocking.notify(touched);
+      if (touched) {
+        runtime.pending.delete(req.id);
+        if (touched.size > 0) runtime.blocking.notify(touched);
+      }
+      done();
     });
     app.addHook('preClose', async () => runtime.blocking.close());
   },

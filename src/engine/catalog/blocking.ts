@@ -1,6 +1,6 @@
 import type { Engine } from '../engine';
 import { HangarError } from '../http/errors';
-import { Reply } from '../http/routes';
+import { AfterCommit, Reply } from '../http/routes';
 import type { Db } from '../storage';
 import { allTableIndexes, Table, TABLES, TABLES_CHANNEL, tablesIndex } from './index-state';
 
@@ -12,9 +12,10 @@ export interface QueryResult {
 
 interface Snapshot extends QueryResult {
   readonly index: number;
-  /** The result as compared between two moments (the index is not part of it). */
-  readonly json: string;
 }
+
+/** A result as compared between two moments (the index is not part of it); only waits need it. */
+const comparable = (result: QueryResult): string => JSON.stringify([result.status, result.body]);
 
 type Compute = (db: Db) => Promise<QueryResult>;
 
@@ -48,7 +49,8 @@ class Group {
     this.running = true;
     void this.compute()
       .then((snapshot) => {
-        for (const waiter of [...this.waiters]) if (waiter.seen !== snapshot.json) waiter.done(snapshot);
+        const seen = comparable(snapshot);
+        for (const waiter of [...this.waiters]) if (waiter.seen !== seen) waiter.done(snapshot);
       }, this.onError)
       .finally(() => {
         this.running = false;
@@ -99,10 +101,14 @@ export class BlockingQueries {
 
   /**
    * Answers a blocking query: at once without `index`, when the index moved past it, or when the
-   * result differs from what it was when the wait began; otherwise when `waitMs` ran out.
+   * result differs from what it was when the wait began; otherwise when `waitMs` ran out. The first
+   * result is read in `db`, the request's transaction (the one that authenticated the caller); a
+   * wait goes on after that transaction ended (an AfterCommit), each recomputation in its own.
    */
   async run(options: {
-    key: string;
+    db: Db;
+    /** Which waiters share recomputations (made only when the query waits). */
+    key: () => string;
     tables: readonly Table[];
     minIndex: number;
     waitMs: number;
@@ -110,20 +116,31 @@ export class BlockingQueries {
     /** Calls back when the client went away; returns how to stop listening. */
     onClientGone?: (callback: () => void) => () => void;
     headers?: Record<string, string>;
-  }): Promise<Reply> {
-    const snapshotOf = () => this.snapshot(options.tables, options.compute);
+    /** Turns the answer into the reply sent (the KV store's raw values). */
+    render?: (reply: Reply) => Reply;
+  }): Promise<Reply | AfterCommit> {
+    const render = options.render ?? ((r: Reply) => r);
+    // Taken before the first read: a write announced after it makes the waiters look again.
     const epoch = this.epoch;
-    const first = await snapshotOf();
-    if (options.minIndex === 0 || first.index > options.minIndex || this.closing) return reply(first, options.headers);
+    const first = await snapshotIn(options.db, options.tables, options.compute);
+    if (options.minIndex === 0 || first.index > options.minIndex || this.closing) return render(reply(first, options.headers));
+    return new AfterCommit(async () => render(reply(await this.wait(options, first, epoch), options.headers)));
+  }
 
-    const group = this.join(options.key, options.tables, snapshotOf);
+  private async wait(
+    options: { key: () => string; tables: readonly Table[]; waitMs: number; compute: Compute; onClientGone?: (callback: () => void) => () => void },
+    first: Snapshot,
+    epoch: number,
+  ): Promise<Snapshot> {
+    const snapshotOf = () => this.snapshot(options.tables, options.compute);
+    const group = this.join(options.key(), options.tables, snapshotOf);
     const result = await new Promise<Snapshot | undefined>((resolve) => {
       // Consul adds up to wait/16 so that many clients do not all come back at the same moment.
       const timer = setTimeout(() => waiter.done(), options.waitMs + Math.floor(Math.random() * (options.waitMs / 16)));
       const stopListening = options.onClientGone?.(() => waiter.done(first));
       let finished = false;
       const waiter: Waiter = {
-        seen: first.json,
+        seen: comparable(first),
         done: (snapshot) => {
           if (finished) return;
           finished = true;
@@ -137,7 +154,7 @@ export class BlockingQueries {
       // A write that committed while the first snapshot was taken would otherwise go unnoticed.
       if (this.epoch !== epoch) group.refresh();
     });
-    return reply(result ?? (await snapshotOf()), options.headers);
+    return result ?? (await snapshotOf());
   }
 
   /** Wakes every waiter (the server is shutting down) and stops polling or listening. */
@@ -149,19 +166,8 @@ export class BlockingQueries {
     this.unlisten = undefined;
   }
 
-  private async snapshot(tables: readonly Table[], compute: Compute): Promise<Snapshot> {
-    return this.engine.storage.tx(
-      async (db) => {
-        // An error (the object is gone, access was lost) is a result too: it answers the waiter.
-        const result = await compute(db).catch((err: unknown) => {
-          if (err instanceof HangarError) return { status: err.status, body: err.messages.join('\n') };
-          throw err;
-        });
-        const index = await tablesIndex(db, tables);
-        return { ...result, index, json: JSON.stringify([result.status, result.body]) };
-      },
-      { readOnly: true },
-    );
+  private snapshot(tables: readonly Table[], compute: Compute): Promise<Snapshot> {
+    return this.engine.storage.tx((db) => snapshotIn(db, tables, compute), { readOnly: true });
   }
 
   private join(key: string, tables: readonly Table[], compute: () => Promise<Snapshot>): Group {
@@ -226,6 +232,17 @@ export class BlockingQueries {
       if (!this.closing) this.engine.logger.warn({ err }, 'blocking query poll failed');
     }
   }
+}
+
+/** A query's result and the index of its tables, read in one transaction. */
+async function snapshotIn(db: Db, tables: readonly Table[], compute: Compute): Promise<Snapshot> {
+  // An error (the object is gone, access was lost) is a result too: it answers the waiter.
+  const result = await compute(db).catch((err: unknown) => {
+    if (err instanceof HangarError) return { status: err.status, body: err.messages.join('\n') };
+    throw err;
+  });
+  const index = await tablesIndex(db, tables);
+  return { ...result, index };
 }
 
 /** The index headers a blocking endpoint sends: the spec's name and the one Consul clients read. */

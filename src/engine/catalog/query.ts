@@ -4,7 +4,7 @@ import { Expression, SelectorError } from './acl/selector';
 import type { QueryResult } from './blocking';
 import type { Table } from './index-state';
 import { actorOf, badRequest, CatalogContext, CommonQuery, parseDuration } from './route';
-import { Reply } from '../http/routes';
+import { AfterCommit, Reply } from '../http/routes';
 import type { Db } from '../storage';
 import { runtimeOf } from './runtime';
 
@@ -12,15 +12,17 @@ const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAX_WAIT_MS = 10 * 60_000;
 
 /**
- * A blocking endpoint's answer (`?index=`, `?wait=`): see BlockingQueries.run. Waiters of the same
- * endpoint, input and token share their recomputations.
+ * A blocking endpoint's answer (`?index=`, `?wait=`): see BlockingQueries.run. The first result is
+ * read in the request's transaction (`ctx.db`: the route's transaction is 'read'); waiters of the
+ * same endpoint, input and token share their recomputations. `render` shapes the reply sent.
  */
 export function blockingQuery(
   ctx: CatalogContext,
   query: CommonQuery,
   tables: readonly Table[],
   compute: (db: Db) => Promise<QueryResult>,
-): Promise<Reply> {
+  render?: (reply: Reply) => Reply,
+): Promise<Reply | AfterCommit> {
   let waitMs = DEFAULT_WAIT_MS;
   if (query.wait !== undefined) {
     const ns = parseDuration(query.wait);
@@ -28,15 +30,18 @@ export function blockingQuery(
     waitMs = Math.min(MAX_WAIT_MS, Math.max(1, Math.round(ns / 1e6)));
   }
   const req = ctx.request;
-  const { index: _index, wait: _wait, ...rest } = req.query as Record<string, unknown>;
-  const key = JSON.stringify([req.method, req.routeOptions.url, req.params, rest, actorOf(ctx).accessorId]);
   const socket = req.raw.socket as Socket | null | undefined;
   return runtimeOf(ctx.engine).blocking.run({
-    key,
+    db: ctx.db,
+    key: () => {
+      const { index: _index, wait: _wait, ...rest } = req.query as Record<string, unknown>;
+      return JSON.stringify([req.method, req.routeOptions.url, req.params, rest, actorOf(ctx).accessorId]);
+    },
     tables,
     minIndex: query.index ?? 0,
     waitMs,
     compute,
+    render,
     headers: { 'x-consul-effective-consistency': query.stale !== undefined ? 'stale' : query.consistent !== undefined ? 'consistent' : 'leader' },
     onClientGone: socket
       ? (callback) => {

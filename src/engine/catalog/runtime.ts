@@ -1,5 +1,7 @@
+import { BoundedMap } from '../bounded-map';
 import type { Engine } from '../engine';
 import type { Db } from '../storage';
+import type { Authorizer } from './acl/authorizer';
 import { BlockingQueries } from './blocking';
 import { Table, Writes } from './index-state';
 
@@ -8,14 +10,19 @@ export interface CatalogRuntime {
   readonly blocking: BlockingQueries;
   /** Tables written by requests in flight, announced to waiters once the request's transaction committed. */
   readonly pending: Map<string, Set<Table>>;
+  /** Authorizers of the tokens of recent requests, by token version and ACL indexes (acl/store.ts). */
+  readonly authorizers: Map<string, Authorizer>;
 }
+
+/** Authorizers kept per engine: one per token in use (every ACL change makes new keys, so bounded). */
+export const AUTHORIZERS_MAX = 4096;
 
 const runtimes = new WeakMap<Engine, CatalogRuntime>();
 
 export function runtimeOf(engine: Engine): CatalogRuntime {
   let runtime = runtimes.get(engine);
   if (!runtime) {
-    runtime = { blocking: new BlockingQueries(engine), pending: new Map() };
+    runtime = { blocking: new BlockingQueries(engine), pending: new Map(), authorizers: new BoundedMap(AUTHORIZERS_MAX) };
     runtimes.set(engine, runtime);
   }
   return runtime;

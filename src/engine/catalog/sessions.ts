@@ -61,7 +61,7 @@ function checkIdsOf(row: SessionRow): string[] {
 export function renderSession(row: SessionRow): Record<string, unknown> {
   const nodeChecks = JSON.parse(row.node_checks) as string[];
   const serviceChecks = row.service_checks ? (JSON.parse(row.service_checks) as ServiceCheckRef[]) : null;
-  const all = checkIdsOf(row);
+  const all = [...nodeChecks, ...(serviceChecks ?? []).map((c) => c.ID)];
   return {
     ID: row.id,
     Name: row.name,
@@ -94,17 +94,23 @@ export interface SessionInput {
   readonly serviceChecks: readonly ServiceCheckRef[] | null;
 }
 
-/** Creates a session on a registered node whose checks exist and are not critical. */
-export async function createSession(writes: Writes, input: SessionInput, now: number): Promise<SessionRow> {
+/**
+ * Creates a session on a registered node whose checks exist and are not critical. `registerNode`,
+ * when given, registers the node if it is missing (the server's own node, registered on first use).
+ */
+export async function createSession(writes: Writes, input: SessionInput, now: number, registerNode?: () => Promise<void>): Promise<SessionRow> {
   const db = writes.db;
-  if (!(await db.get('SELECT 1 AS one FROM catalog_nodes WHERE name = ?', [input.node]))) {
-    throw badRequest(`Missing node registration: node ${JSON.stringify(input.node)} is not registered`);
-  }
   const checkIds = [...input.nodeChecks, ...(input.serviceChecks ?? []).map((c) => c.ID)];
+  let statuses = await checkStatuses(db, input.node, checkIds);
+  if (!statuses && registerNode) {
+    await registerNode();
+    statuses = await checkStatuses(db, input.node, checkIds);
+  }
+  if (!statuses) throw badRequest(`Missing node registration: node ${JSON.stringify(input.node)} is not registered`);
   for (const id of checkIds) {
-    const check = await db.get<{ status: string }>('SELECT status FROM catalog_checks WHERE node = ? AND check_id = ?', [input.node, id]);
-    if (!check) throw badRequest(`Missing check '${id}' registration`);
-    if (check.status === 'critical') throw badRequest(`Check '${id}' is in critical state`);
+    const status = statuses.get(id);
+    if (status === undefined) throw badRequest(`Missing check '${id}' registration`);
+    if (status === 'critical') throw badRequest(`Check '${id}' is in critical state`);
   }
   const ttlNs = checkTtl(input.ttl);
   const index = await writes.next('sessions');
@@ -130,20 +136,35 @@ export async function createSession(writes: Writes, input: SessionInput, now: nu
   return row;
 }
 
+/** The status of each of these checks of a node that exist, in one statement; undefined when the node is not registered. */
+async function checkStatuses(db: Db, node: string, checkIds: readonly string[]): Promise<Map<string, string> | undefined> {
+  const ids = [...new Set(checkIds)];
+  const rows = ids.length === 0
+    ? await db.all<{ check_id: null; status: null }>('SELECT NULL AS check_id, NULL AS status FROM catalog_nodes WHERE name = ?', [node])
+    : await db.all<{ check_id: string | null; status: string | null }>(
+      `SELECT c.check_id, c.status FROM catalog_nodes n
+       LEFT JOIN catalog_checks c ON c.node = n.name AND c.check_id IN (${ids.map(() => '?').join(', ')})
+       WHERE n.name = ?`,
+      [...ids, node],
+    );
+  if (rows.length === 0) return undefined;
+  return new Map(rows.filter((r) => r.check_id !== null).map((r) => [r.check_id!, r.status!]));
+}
+
 /**
  * Extends a TTL session's life. The public service keeps session timers in memory and invalidates
  * a session between TTL and 2x TTL after its last renewal; here the durable expiry (which every
- * server's expiry job reads) is written only when less than one TTL is left, and then set 1.5 TTL
- * ahead. The session so dies within [TTL, 1.5 TTL] of its last renewal, and a client renewing
- * often (every TTL/2, as the official clients do, or far more often) costs a write at most every
- * TTL/2 instead of one per call.
+ * server's expiry job reads) is written only when less than one TTL is left, and then set 2 TTL
+ * ahead. The session so dies within [TTL, 2 TTL] of its last renewal, as there, and a client
+ * renewing every TTL/2 (as the official clients do) or more often costs a write at most once per
+ * TTL instead of one per call.
  */
 export async function renewSession(db: Db, session: SessionRow, now: number): Promise<SessionRow> {
   const ttlNs = session.ttl ? parseDuration(session.ttl) : undefined;
   if (!ttlNs) return session;
   const ttlMs = Math.round(ttlNs / 1e6);
   if (session.expires_at !== null && Number(session.expires_at) >= now + ttlMs) return session;
-  const renewed = { ...session, expires_at: now + Math.round(ttlMs * 1.5) };
+  const renewed = { ...session, expires_at: now + 2 * ttlMs };
   await db.run('UPDATE catalog_sessions SET expires_at = ? WHERE id = ?', [renewed.expires_at, session.id]);
   return renewed;
 }

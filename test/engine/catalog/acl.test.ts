@@ -176,6 +176,31 @@ describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
     expect((await s.root('GET', '/v1/acl/policies?dc=dc1')).status).toBe(200);
   });
 
+  test('a change of a policy, a role, a token or a namespace default applies to the next request of a token in use', async () => {
+    // Authorizers are cached by token version and ACL indexes: every change must still show at once.
+    expect((await s.root('PUT', '/v1/kv/cache/a', 'v')).status).toBe(200);
+    const policy = await s.root('PUT', '/v1/acl/policy', { Name: 'cache-read', Rules: 'key_prefix "cache/" { policy = "read" }' });
+    const role = await s.root('PUT', '/v1/acl/role', { Name: 'cache-role', Policies: [{ ID: policy.body.ID }] });
+    const token = await s.root('PUT', '/v1/acl/token', { Roles: [{ ID: role.body.ID }] });
+    const read = async () => (await s.as(token.body.SecretID, 'GET', '/v1/kv/cache/a')).status;
+    expect(await read()).toBe(200);
+    await s.root('PUT', `/v1/acl/policy/${policy.body.ID}`, { Name: 'cache-read', Rules: 'key_prefix "cache/" { policy = "deny" }' });
+    expect(await read()).toBe(403);
+    await s.root('PUT', `/v1/acl/policy/${policy.body.ID}`, { Name: 'cache-read', Rules: 'key_prefix "cache/" { policy = "read" }' });
+    expect(await read()).toBe(200);
+    await s.root('PUT', `/v1/acl/role/${role.body.ID}`, { Name: 'cache-role', Policies: [] });
+    expect(await read()).toBe(403);
+    await s.root('PUT', `/v1/acl/token/${token.body.AccessorID}`, { Policies: [{ ID: policy.body.ID }] });
+    expect(await read()).toBe(200);
+    await s.root('PUT', `/v1/acl/token/${token.body.AccessorID}`, { Policies: [] });
+    expect(await read()).toBe(403);
+    // The default namespace's default policies apply to its tokens too.
+    await s.root('PUT', '/v1/namespace/default', { ACLs: { PolicyDefaults: [{ ID: policy.body.ID }] } });
+    expect(await read()).toBe(200);
+    await s.root('PUT', '/v1/namespace/default', { ACLs: { PolicyDefaults: [] } });
+    expect(await read()).toBe(403);
+  });
+
   test('the builtin management policy and the anonymous token are protected', async () => {
     const del = await s.root('DELETE', '/v1/acl/policy/00000000-0000-0000-0000-000000000001');
     expect([del.status, del.text]).toEqual([400, 'Delete operation not permitted on the builtin global-management policy']);

@@ -162,7 +162,8 @@ describe.each(STORAGE_KINDS)('catalog nodes, sessions and KV locks (%s)', (kind)
     clock.advance(9_000);
     await s.engine.scheduler.runOnce();
     expect((await s.root('GET', `/v1/session/info/${id}`)).body).toHaveLength(1);
-    clock.advance(10_001);
+    // Renewed at 9 s with less than one TTL left: it lives until 2 TTL after that, 29 s.
+    clock.advance(11_001);
     await s.engine.scheduler.runOnce();
     expect((await s.root('GET', `/v1/session/info/${id}`)).body).toEqual([]);
     expect((await s.root('GET', '/v1/kv/ttl-lock')).status).toBe(404);

@@ -398,10 +398,41 @@ export async function authorizerFor(db: Db, token: TokenRow, defaultPolicy: 'all
   return new Authorizer(layers, defaultPolicy);
 }
 
-export async function findTokenBySecret(db: Db, secret: string, now: number): Promise<TokenRow | undefined> {
-  const row = await db.get<TokenRow>('SELECT * FROM catalog_acl_tokens WHERE secret_hash = ?', [sha256(secret)]);
+/** A request's token with the indexes of the ACL and namespace tables, read in the same statement. */
+export interface RequestToken extends TokenRow {
+  acl_idx: number;
+  namespaces_idx: number;
+}
+
+/**
+ * The token of a secret's SHA-256 (hex), unless expired, with the indexes its authorizer depends on:
+ * every write of a token, policy, role (the acl table) or of a namespace's defaults (namespaces)
+ * moves one of them in its own transaction.
+ */
+export async function findRequestToken(db: Db, secretSha256: string, now: number): Promise<RequestToken | undefined> {
+  const row = await db.get<RequestToken>(
+    `SELECT t.*, (SELECT idx FROM catalog_tables WHERE name = 'acl') AS acl_idx, (SELECT idx FROM catalog_tables WHERE name = 'namespaces') AS namespaces_idx
+     FROM catalog_acl_tokens t WHERE t.secret_hash = ?`,
+    [secretSha256],
+  );
   if (row && row.expiration_time !== null && Number(row.expiration_time) <= now) return undefined;
   return row;
+}
+
+/**
+ * authorizerFor, kept in `cache` under the token's version and the two indexes read with it: a
+ * change of any policy, role or namespace default (by any server) moves an index, so a request
+ * never gets an authorizer older than what it read. Only for authentication, before the request
+ * writes anything: what is cached was read from committed rows.
+ */
+export async function requestAuthorizer(db: Db, token: RequestToken, defaultPolicy: 'allow' | 'deny', cache: Map<string, Authorizer>): Promise<Authorizer> {
+  const key = `${token.accessor_id}:${token.modify_index}:${token.acl_idx}:${token.namespaces_idx}:${defaultPolicy}`;
+  let authz = cache.get(key);
+  if (!authz) {
+    authz = await authorizerFor(db, token, defaultPolicy);
+    cache.set(key, authz);
+  }
+  return authz;
 }
 
 export async function getToken(db: Db, accessorId: string, now: number): Promise<TokenRow | undefined> {

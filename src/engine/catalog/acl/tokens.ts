@@ -19,8 +19,11 @@ export function uuidOf(value: string): string {
 
 /** The root token's AccessorID, derived from the stored hash of its secret (so reads and lists can show it). */
 export function rootAccessorId(secretSha256: string): string {
-  return uuidOf(`accessor:${secretSha256}`);
+  // Every request with the root token asks: the last answer is kept (one root token at a time).
+  if (lastRootAccessor?.hash !== secretSha256) lastRootAccessor = { hash: secretSha256, accessorId: uuidOf(`accessor:${secretSha256}`) };
+  return lastRootAccessor.accessorId;
 }
+let lastRootAccessor: { readonly hash: string; readonly accessorId: string } | undefined;
 
 /** The root token's AccessorID, or undefined when the data directory has none. */
 export async function storedRootAccessor(db: Db): Promise<string | undefined> {

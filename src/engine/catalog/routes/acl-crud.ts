@@ -75,7 +75,7 @@ export function aclReadRoute<P>(
     params,
     query: CommonQuery,
     permission: 'acl:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params: input, query }, ctx) => {
       const ns = requestNamespace(ctx, query);
       requirePermission(ctx, 'acl', 'read', undefined, ns);
@@ -132,7 +132,7 @@ export function aclListRoute<Q extends CommonQuery>(
     path,
     query,
     permission: 'acl:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ query: input }, ctx) => {
       const all = input.ns === '*';
       const ns = all ? '*' : requestNamespace(ctx, input);

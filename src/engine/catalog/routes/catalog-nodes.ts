@@ -213,7 +213,7 @@ export const catalogNodeRoutes = [
     path: '/v1/catalog/nodes',
     query: ListQuery,
     permission: 'node:read (filtered)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ query }, ctx) => {
       const authz = actorOf(ctx).authz;
       const filter = listFilter(query.filter);
@@ -229,7 +229,7 @@ export const catalogNodeRoutes = [
     path: '/v1/catalog/services',
     query: ListQuery,
     permission: 'service:read (filtered)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ query }, ctx) => {
       const filter = listFilter(query.filter);
       return blockingQuery(ctx, query, ['nodes'], async (db) => {
@@ -249,7 +249,7 @@ export const catalogNodeRoutes = [
     params: ServiceParam,
     query: ServiceQuery,
     permission: 'service:read and node:read (filtered)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const filter = listFilter(query.filter);
       return blockingQuery(ctx, query, ['nodes'], async (db) => {
@@ -264,7 +264,7 @@ export const catalogNodeRoutes = [
     params: NodeParam,
     query: CommonQuery,
     permission: 'node:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const authz = actorOf(ctx).authz;
       return blockingQuery(ctx, query, ['nodes'], async (db) => {

@@ -35,7 +35,7 @@ export const healthRoutes = [
     params: NodeParam,
     query: CommonQuery,
     permission: 'node:read (checks filtered by service:read)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const authz = actorOf(ctx).authz;
       const filter = listFilter(query.filter);
@@ -51,7 +51,7 @@ export const healthRoutes = [
     params: ServiceParam,
     query: ListQuery,
     permission: 'service:read (filtered by node:read)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const authz = actorOf(ctx).authz;
       const filter = listFilter(query.filter);
@@ -68,7 +68,7 @@ export const healthRoutes = [
     params: StateParam,
     query: ListQuery,
     permission: 'node:read and service:read (filtered)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const { state } = params;
       if (state !== 'any' && !(CHECK_STATUSES as readonly string[]).includes(state)) throw badRequest(`Invalid state: ${JSON.stringify(state)}`);
@@ -87,7 +87,7 @@ export const healthRoutes = [
     params: ServiceParam,
     query: ServiceQuery,
     permission: 'service:read and node:read (filtered)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const authz = actorOf(ctx).authz;
       const filter = listFilter(query.filter);

@@ -47,7 +47,7 @@ export const kvRoutes = [
     params: Key,
     query: GetQuery,
     permission: 'key:read (entries filtered by key:read)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ query }, ctx) => {
       const key = keyOf(ctx);
       const ns = requestNamespace(ctx, query);
@@ -66,15 +66,20 @@ export const kvRoutes = [
         });
       }
       requirePermission(ctx, 'key', 'read', key, ns);
-      const reply = await blockingQuery(ctx, query, ['kvs'], async (db) => {
-        const row = await getKv(db, ns, key);
-        if (!row) return notFound;
-        return ok(query.raw !== undefined ? (row.value ?? '') : [renderKv(row)]);
-      });
-      if (query.raw === undefined || reply.status !== 200) return reply;
-      // ?raw answers the value's bytes themselves.
-      const bytes = Buffer.from(reply.body as string, 'base64');
-      return new Reply(200, bytes, { ...reply.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' });
+      return blockingQuery(
+        ctx,
+        query,
+        ['kvs'],
+        async (db) => {
+          const row = await getKv(db, ns, key);
+          if (!row) return notFound;
+          return ok(query.raw !== undefined ? (row.value ?? '') : [renderKv(row)]);
+        },
+        // ?raw answers the value's bytes themselves.
+        query.raw === undefined ? undefined : (reply) => reply.status !== 200 ? reply : new Reply(200, Buffer.from(reply.body as string, 'base64'), {
+          ...reply.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff',
+        }),
+      );
     },
   }),
   catalogRoute({

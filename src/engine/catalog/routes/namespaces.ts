@@ -110,7 +110,7 @@ export const namespaceRoutes = [
     params: NameParam,
     query: CommonQuery,
     permission: 'operator:read or namespace:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       if (!mayRead(ctx, params.name)) requirePermission(ctx, 'namespace', 'read', params.name);
       return blockingQuery(ctx, query, ['namespaces'], async (db) => {
@@ -141,7 +141,7 @@ export const namespaceRoutes = [
     path: '/v1/namespaces',
     query: CommonQuery,
     permission: 'operator:read or namespace:read (filtered)',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ query }, ctx) =>
       blockingQuery(ctx, query, ['namespaces'], async (db) => {
         const rows = await db.all<NamespaceRow>('SELECT * FROM catalog_namespaces ORDER BY name');

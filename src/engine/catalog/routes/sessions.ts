@@ -60,7 +60,6 @@ export const sessionRoutes = [
       const behavior = body.Behavior || 'release';
       if (behavior !== 'release' && behavior !== 'delete') throw badRequest(`Invalid Behavior setting '${behavior}': use "release" or "delete"`);
       const writes = requestWrites(ctx);
-      if (node === AGENT_NODE) await ensureAgentNode(writes);
       // Checks is the pre-1.7 name of NodeChecks; without either the node's serfHealth check applies.
       const nodeChecks =
         body.NodeChecks == null && body.Checks == null ? [SERF_HEALTH] : [...new Set([...(body.NodeChecks ?? []), ...(body.Checks ?? [])])];
@@ -77,6 +76,7 @@ export const sessionRoutes = [
           serviceChecks: body.ServiceChecks?.map((c) => ({ ID: c.ID, Namespace: c.Namespace ?? ns })) ?? null,
         },
         ctx.now,
+        node === AGENT_NODE ? () => ensureAgentNode(writes) : undefined,
       );
       return { ID: session.id };
     },
@@ -102,6 +102,9 @@ export const sessionRoutes = [
     params: Uuid,
     query: CommonQuery,
     permission: 'session:write',
+    // A write transaction, though most calls write nothing (renewSession): a client renewing every
+    // TTL/2, as the official clients do, writes on most calls, and a read-only transaction first
+    // would cost that call a second transaction.
     handler: async ({ params }, ctx) => {
       const id = sessionId(params.uuid);
       const existing = await getSession(ctx.db, id);
@@ -116,7 +119,7 @@ export const sessionRoutes = [
     params: Uuid,
     query: CommonQuery,
     permission: 'session:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const id = sessionId(params.uuid);
       return blockingQuery(ctx, query, ['sessions'], async (db) => {
@@ -131,7 +134,7 @@ export const sessionRoutes = [
     params: NodeParam,
     query: CommonQuery,
     permission: 'session:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ params, query }, ctx) => {
       const filter = nsFilter(ctx, query);
       return blockingQuery(ctx, query, ['sessions', 'nodes'], async (db) => {
@@ -146,7 +149,7 @@ export const sessionRoutes = [
     path: '/v1/session/list',
     query: CommonQuery,
     permission: 'session:read',
-    transaction: 'none',
+    transaction: 'read',
     handler: async ({ query }, ctx) => {
       const filter = nsFilter(ctx, query);
       return blockingQuery(ctx, query, ['sessions'], async (db) => {
