@@ -91,6 +91,27 @@ describe.each(STORAGE_KINDS)('kv engine (%s)', (kind) => {
     expect((await s.v('GET', 'kv2/metadata/x')).status).toBe(404);
   });
 
+  test('v2: a read serves every change at once, of secrets of any size', async () => {
+    const read = async (path: string) => (await ok('GET', `kv2/data/${path}`, undefined, 200)).data;
+    for (let n = 1; n <= 3; n++) {
+      await ok('POST', 'kv2/data/mem/a', { data: { n } }, 200);
+      for (let i = 0; i < 2; i++) expect((await read('mem/a')).data).toEqual({ n });
+    }
+    await ok('POST', 'kv2/metadata/mem/a', { custom_metadata: { owner: 'ops' } });
+    expect((await read('mem/a')).metadata).toMatchObject({ version: 3, custom_metadata: { owner: 'ops' } });
+    await ok('DELETE', 'kv2/data/mem/a');
+    expect((await s.v('GET', 'kv2/data/mem/a')).body.data).toMatchObject({ data: null, metadata: { version: 3, deletion_time: expect.stringMatching(/Z$/) } });
+    await ok('POST', 'kv2/undelete/mem/a', { versions: [3] });
+    expect((await read('mem/a')).data).toEqual({ n: 3 });
+    // A secret whose versions outgrow what is kept in memory (16 KiB sealed), then shrink again.
+    for (const big of ['x'.repeat(40_000), 'y'.repeat(40_000), 'z']) {
+      await ok('POST', 'kv2/data/mem/a', { data: { big } }, 200);
+      for (let i = 0; i < 2; i++) expect((await read('mem/a')).data).toEqual({ big });
+    }
+    await ok('DELETE', 'kv2/metadata/mem/a');
+    expect((await s.v('GET', 'kv2/data/mem/a')).status).toBe(404);
+  });
+
   test('v2: delete, undelete, destroy, metadata delete, max_versions trimming, cas_required', async () => {
     for (let i = 1; i <= 4; i++) await ok('POST', 'kvalias/data/s', { data: { i } }, 200);
     await ok('DELETE', 'kvalias/data/s');

@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { createDecipheriv, createHash, createPublicKey, verify } from 'node:crypto';
+import { createDecipheriv, createHash, createPublicKey, hkdfSync, verify } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSecrets, SecretsTestServer } from './helpers';
+import { isStandardBase64 } from '../../../src/engine/secrets/engines/transit/input';
+import { isVersionedBase64 } from '../../../src/engine/secrets/engines/transit/keyring';
 import { storedText } from '../../helpers/raw-db';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -223,6 +225,60 @@ describe.each(STORAGE_KINDS)('transit engine (%s)', (kind) => {
     }
   });
 
+  test('keys kept in memory: unique nonces, rotation, config, restore and derived keys apply at once', async () => {
+    await t('keys/mem', { exportable: true });
+    // More plaintexts than one draw of random bytes has nonces for: every nonce differs, all decrypt.
+    const many = await t('encrypt/mem', { batch_input: Array.from({ length: 1000 }, (_, i) => ({ plaintext: b64(`p${i}`) })) });
+    const ciphertexts: string[] = many.batch_results.map((r: { ciphertext: string }) => r.ciphertext);
+    expect(new Set(ciphertexts.map((c) => payload(c).subarray(0, 12).toString('hex'))).size).toBe(1000);
+    const back = await t('decrypt/mem', { batch_input: ciphertexts.map((ciphertext) => ({ ciphertext })) });
+    expect(back.batch_results.map((r: { plaintext: string }) => Buffer.from(r.plaintext, 'base64').toString())).toEqual(ciphertexts.map((_, i) => `p${i}`));
+
+    // Rotation: the next request encrypts and MACs with version 2; version 1 still opens until the config says otherwise.
+    const v1 = (await t('encrypt/mem', { plaintext: b64('one') })).ciphertext;
+    const mac1 = (await t('hmac/mem', { input: b64('m') })).hmac;
+    await t('keys/mem/rotate');
+    const v2 = (await t('encrypt/mem', { plaintext: b64('two') })).ciphertext;
+    expect([v2, (await t('hmac/mem', { input: b64('m') })).hmac]).toEqual([expect.stringMatching(/^vault:v2:/), expect.stringMatching(/^vault:v2:/)]);
+    expect((await t('verify/mem', { input: b64('m'), hmac: mac1 })).valid).toBe(true);
+    expect((await t('rewrap/mem', { batch_input: [{ ciphertext: v1, reference: 'r' }] })).batch_results).toEqual([
+      { ciphertext: expect.stringMatching(/^vault:v2:/), key_version: 2, reference: 'r' },
+    ]);
+    expect((await t('decrypt/mem', { ciphertext: v1 })).plaintext).toBe(b64('one'));
+    await t('keys/mem/config', { min_decryption_version: 2 });
+    expect((await s.v('POST', 'transit/decrypt/mem', { ciphertext: v1 })).body.errors[0]).toMatch(/disallowed by policy/);
+    // A refused change leaves the key as it was.
+    expect((await s.v('POST', 'transit/keys/mem/config', { min_decryption_version: 1, min_encryption_version: 9 })).status).toBe(400);
+    expect((await t('keys/mem', undefined, 200, 'GET')).min_decryption_version).toBe(2);
+
+    // Restoring another key over it: the restored key serves the next request.
+    await t('keys/other', { exportable: true, allow_plaintext_backup: true });
+    const fromOther = (await t('encrypt/other', { plaintext: b64('o') })).ciphertext;
+    await t('restore/mem', { backup: (await t('backup/other', undefined, 200, 'GET')).backup, force: true }, 204);
+    expect((await t('decrypt/mem', { ciphertext: fromOther })).plaintext).toBe(b64('o'));
+    expect((await s.v('POST', 'transit/decrypt/mem', { ciphertext: v2 })).body.errors[0]).toMatch(/invalid key version 2/);
+
+    // Derived keys, one per context (HKDF-SHA256, the context as info, as Vault), repeated contexts in a batch.
+    await t('keys/tenants', { derived: true, exportable: true });
+    const contexts = ['a', 'b', 'a', 'c', 'b'].map(b64);
+    const enc = (await t('encrypt/tenants', { batch_input: contexts.map((context, i) => ({ plaintext: b64(`t${i}`), context })) })).batch_results;
+    const dec = await t('decrypt/tenants', { batch_input: enc.map((r: { ciphertext: string }, i: number) => ({ ciphertext: r.ciphertext, context: contexts[i] })) });
+    expect(dec.batch_results.map((r: { plaintext: string }) => r.plaintext)).toEqual(contexts.map((_, i) => b64(`t${i}`)));
+    const wrong = await s.v('POST', 'transit/decrypt/tenants', { batch_input: [{ ciphertext: enc[0].ciphertext, context: b64('b') }] });
+    expect(wrong.body.data.batch_results[0].error).toMatch(/message authentication failed/);
+    const base = Buffer.from((await t('export/encryption-key/tenants/1', undefined, 200, 'GET')).keys['1'], 'base64');
+    const raw = payload(enc[1].ciphertext);
+    const derived = Buffer.from(hkdfSync('sha256', base, Buffer.alloc(0), Buffer.from('b'), 32));
+    const decipher = createDecipheriv('aes-256-gcm', derived, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(raw.length - 16));
+    expect(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString()).toBe('t1');
+    // A new version derives other keys for the same context; both versions open.
+    await t('keys/tenants/rotate');
+    const again = (await t('encrypt/tenants', { plaintext: b64('t0'), context: contexts[0] })).ciphertext;
+    expect(again).toMatch(/^vault:v2:/);
+    for (const ciphertext of [again, enc[0].ciphertext]) expect((await t('decrypt/tenants', { ciphertext, context: contexts[0] })).plaintext).toBe(b64('t0'));
+  });
+
   test('export, backup and restore, trim', async () => {
     await t('keys/exp', { type: 'aes256-gcm96' });
     const notExportable = await s.v('GET', 'transit/export/encryption-key/exp');
@@ -264,5 +320,34 @@ describe.each(STORAGE_KINDS)('transit engine (%s)', (kind) => {
     s.clock.advance(3600_000);
     await s.engine.scheduler.runOnce();
     expect((await t('keys/auto-rot', undefined, 200, 'GET')).latest_version).toBe(2);
+  });
+});
+
+describe('transit input', () => {
+  test('base64 is told from its decoding as the regular expression tells it', () => {
+    const pattern = (text: string) => text.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(text);
+    const check = (text: string) => expect([text, isStandardBase64(text, Buffer.from(text, 'base64'))]).toEqual([text, pattern(text)]);
+    // Every character in every place of short strings with and without padding (non-base64 ones are
+    // skipped or truncated by the decoder, base64url's are read as base64).
+    const odd = [0, 9, 10, 13, 32, 0x2d, 0x5f, 0x2e, 0x3d, 0x7f, 0x80, 0xe9, 0xff, 0x100, 0x141, 0x3d3, 0xd800, 0xdc00, 0xfeff, 0xff0b];
+    const chars = [...Array.from({ length: 128 }, (_, i) => i), ...odd].map((c) => String.fromCharCode(c));
+    for (const text of ['QUFB', 'QUE=', 'QQ==', 'QUFBQUFB', 'QUFBQQ==']) {
+      for (let i = 0; i < text.length; i++) for (const c of chars) check(text.slice(0, i) + c + text.slice(i + 1));
+    }
+    for (const text of ['', '=', '==', '===', 'Q===', 'QQ=A', 'QUFB\n', ' QUFB', 'QUFB====', 'QUFB😀AA', 'QU-B', 'QU_B', 'QUFBQQ']) check(text);
+  });
+
+  test("a ciphertext's base64 is told from its decoding as the regular expression tells it", () => {
+    const pattern = (text: string) => /^[A-Za-z0-9+/_-]*={0,2}$/.test(text);
+    const decode = (text: string) => Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64');
+    const check = (text: string) => expect([text, isVersionedBase64(text, decode(text))]).toEqual([text, pattern(text)]);
+    const odd = [0, 9, 10, 13, 32, 0x2d, 0x5f, 0x2e, 0x3d, 0x7f, 0x80, 0xe9, 0xff, 0x100, 0x141, 0x3d3, 0xd800, 0xdc00, 0xfeff, 0xff0b];
+    const chars = [...Array.from({ length: 128 }, (_, i) => i), ...odd].map((c) => String.fromCharCode(c));
+    // Unpadded lengths of every remainder, base64url, padding in and out of place.
+    for (const text of ['QUFB', 'QUE=', 'QQ==', 'QUFBQ', 'QUFBQQ', 'QUFBQUE', 'QU-_QQ', 'QUFBQUFB', 'QUFBQQ==']) {
+      for (let i = 0; i < text.length; i++) for (const c of chars) check(text.slice(0, i) + c + text.slice(i + 1));
+      for (const c of chars) check(text + c);
+    }
+    for (const text of ['', '=', '==', '===', 'Q', 'Q=', 'Q===', 'QQ=A', 'QUFB\n', ' QUFB', 'QUFB====', 'QUFB😀AA', 'QU-B', 'QU_B', 'QU+-']) check(text);
   });
 });

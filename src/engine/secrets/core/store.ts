@@ -79,10 +79,16 @@ export class MountStore {
   }
 }
 
-/** Opened values of `MountStore.getMemo`, each with the ciphertext it came from; at most `size` kept. */
+/**
+ * Opened values of `MountStore.getMemo`, each with the ciphertext it came from; at most `size` kept,
+ * and with `maxSealedChars` only values whose ciphertext is at most that long (user data of any size).
+ */
 export class SealedMemo<V> {
   private readonly entries = new Map<string, { sealed: string; value: V }>();
-  constructor(private readonly size = 256) {}
+  constructor(
+    private readonly size = 256,
+    private readonly maxSealedChars = Infinity,
+  ) {}
 
   get(path: string, sealed: string): { value: V } | undefined {
     const hit = this.entries.get(path);
@@ -90,6 +96,10 @@ export class SealedMemo<V> {
   }
 
   set(path: string, sealed: string, value: V): void {
+    if (sealed.length > this.maxSealedChars) {
+      this.entries.delete(path);
+      return;
+    }
     if (!this.entries.has(path) && this.entries.size >= this.size) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(path, { sealed, value });
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addVersion, isDeleted, KvConfig, KvSecret, KvVersion, mergePatch, newSecret, readConfig, readSecret, versionMetadata, writeSecret } from './secret';
+import { addVersion, isDeleted, KvConfig, KvSecret, KvVersion, mergePatch, newSecret, readConfig, readSecret, secretExists, versionMetadata, viewSecret, writeSecret } from './secret';
 import { flexibleInt } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
@@ -26,7 +26,7 @@ const VersionsBody = z.object({
 });
 
 /** The version a read asks for (0 or none is the current one), its entry when it still exists. */
-function pick(secret: KvSecret, asked: number | undefined): [number, KvVersion | undefined] {
+function pick(secret: Readonly<KvSecret>, asked: number | undefined): [number, KvVersion | undefined] {
   const n = asked || secret.current;
   return [n, secret.versions[String(n)]];
 }
@@ -36,8 +36,8 @@ function pick(secret: KvSecret, asked: number | undefined): [number, KvVersion |
  * unknown secret or version, 404 with the version's metadata (and `null` data) when it is deleted
  * or destroyed, which clients read to tell the cases apart.
  */
-async function readable(req: SecretsRequest<unknown, { version?: number }>): Promise<[KvSecret, number, KvVersion] | SecretsResponse> {
-  const secret = await readSecret(req as SecretsRequest);
+async function readable(req: SecretsRequest<unknown, { version?: number }>): Promise<[Readonly<KvSecret>, number, KvVersion] | SecretsResponse> {
+  const secret = await viewSecret(req as SecretsRequest);
   const [n, v] = secret ? pick(secret, req.query.version) : [0, undefined];
   if (!secret || !v) throw missing();
   if (v.destroyed || isDeleted(v, req.now)) return { status: 404, data: { data: null, metadata: versionMetadata(secret, n, v) } };
@@ -106,7 +106,7 @@ export const dataRoutes: EngineRoute[] = [
   {
     pattern: 'data/*path',
     body: DataBody,
-    exists: async (req) => (await readSecret(req)) !== undefined,
+    exists: secretExists,
     write: async (req: SecretsRequest<z.infer<typeof DataBody>>) => {
       const config = await readConfig(req.store);
       const secret = (await readSecret(req as SecretsRequest)) ?? newSecret(req.now);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { folder, goDuration, KvSecret, listKeys, mergePatch, newSecret, readConfig, readSecret, trim, V2_PREFIX, writeConfig, writeSecret } from './secret';
+import { folder, goDuration, KvSecret, listKeys, mergePatch, newSecret, readConfig, readSecret, secretExists, trim, V2_PREFIX, viewSecret, writeConfig, writeSecret } from './secret';
 import { duration, flexibleBoolean, flexibleInt, rfc3339 } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
@@ -44,7 +44,7 @@ function withMetadata(s: KvSecret, b: z.infer<typeof MetadataPatch>, now: number
   return next;
 }
 
-function metadataData(s: KvSecret) {
+function metadataData(s: Readonly<KvSecret>) {
   const versions: Record<string, unknown> = {};
   for (const [n, v] of Object.entries(s.versions)) {
     versions[n] = { created_time: rfc3339(v.created), deletion_time: v.deletion ? rfc3339(v.deletion) : '', destroyed: v.destroyed };
@@ -91,7 +91,7 @@ export const metadataRoutes: EngineRoute[] = [
     pattern: 'metadata/*path',
     readOnly: true,
     read: async (req) => {
-      const secret = await readSecret(req);
+      const secret = await viewSecret(req);
       if (!secret) throw missing();
       return { data: metadataData(secret) };
     },
@@ -100,7 +100,7 @@ export const metadataRoutes: EngineRoute[] = [
   {
     pattern: 'metadata/*path',
     body: MetadataBody,
-    exists: async (req) => (await readSecret(req)) !== undefined,
+    exists: secretExists,
     // Given fields replace the stored ones (a secret without versions yet is created).
     write: async (req: SecretsRequest<z.infer<typeof MetadataBody>>) => {
       await writeSecret(req as SecretsRequest, withMetadata((await readSecret(req as SecretsRequest)) ?? newSecret(req.now), req.body, req.now));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { keyVersion } from './input';
-import { canEncrypt, canSign, Keyring, keyInfo, keyringOf, KEY_TYPES, loadKeyring, privateKeyOf, publicKeyText, saveKeyring, KeyVersion } from './keyring';
+import { canEncrypt, canSign, Keyring, keyInfo, keyringExists, keyringOf, keyringToChange, KEY_TYPES, privateKeyOf, publicKeyText, saveKeyring, KeyVersion } from './keyring';
 import { flexibleBoolean } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
@@ -82,7 +82,7 @@ export const exportRoutes: EngineRoute[] = [
       }
       if (backup?.hangar_transit_backup !== 1 || !KEY_TYPES.includes(backup.keyring?.type)) throw badInput('backup: not a transit key backup of Hangar');
       const name = req.params.name ?? req.body.name ?? backup.keyring.name;
-      if ((await loadKeyring(req.store, name)) && !req.body.force) throw badInput(`key "${name}" already exists: set force to overwrite it`);
+      if ((await keyringExists(req.store, name)) && !req.body.force) throw badInput(`key "${name}" already exists: set force to overwrite it`);
       await saveKeyring(req.store, { ...backup.keyring, name });
       return undefined;
     },
@@ -91,7 +91,7 @@ export const exportRoutes: EngineRoute[] = [
     pattern: 'keys/:name/trim',
     body: TrimBody,
     write: async (req: SecretsRequest<z.infer<typeof TrimBody>>) => {
-      const ring = await keyringOf(req as SecretsRequest);
+      const ring = await keyringToChange(req as SecretsRequest);
       const min = req.body.min_available_version;
       if (min > ring.minDecryptionVersion || (ring.minEncryptionVersion && min > ring.minEncryptionVersion)) {
         throw badInput('min_available_version: must not be above min_decryption_version and min_encryption_version');

@@ -3,11 +3,26 @@ import { HangarError } from '../../../http/errors';
 import { flexibleInt } from '../../core/durations';
 import { SecretsResponse } from '../../core/types';
 
+/**
+ * Whether `text` is standard padded base64 (`/^[A-Za-z0-9+/]*={0,2}$/`, a multiple of 4 long), told
+ * from `decoded`, Node.js's lenient decoding of it, which skips characters that are not base64, stops
+ * at padding and drops the high byte of characters above U+00FF: each shows as a missing byte once
+ * non-ASCII text and base64url's `-` and `_` are refused. Several times cheaper than the regular
+ * expression over a batch's plaintexts.
+ */
+export function isStandardBase64(text: string, decoded: Buffer): boolean {
+  if (text.length % 4 !== 0 || text.includes('-') || text.includes('_') || Buffer.byteLength(text, 'utf8') !== text.length) return false;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return decoded.length === (text.length / 4) * 3 - padding;
+}
+
 /** zod: standard base64 (what Vault's clients send for plaintext, input and context), decoded. */
-export const b64 = z
-  .string()
-  .refine((s) => s.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(s), 'must be base64')
-  .transform((s) => Buffer.from(s, 'base64'));
+export const b64 = z.string().transform((text, ctx) => {
+  const decoded = Buffer.from(text, 'base64');
+  if (isStandardBase64(text, decoded)) return decoded;
+  ctx.addIssue({ code: 'custom', message: 'must be base64', input: text });
+  return z.NEVER;
+});
 
 export const keyVersion = flexibleInt.pipe(z.number().int().min(0, 'must be 0 (the latest) or more'));
 
@@ -24,14 +39,16 @@ export function batched<T extends { reference?: string }>(
   if (!batch) return { data: run(single) };
   let failed = false;
   const results = batch.map((item) => {
-    const reference = item.reference !== undefined ? { reference: item.reference } : {};
+    let result: Record<string, unknown>;
     try {
-      return { ...run(item), ...reference };
+      result = run(item);
     } catch (e) {
       if (!(e instanceof HangarError) || e.status >= 500) throw e;
       failed = true;
-      return { error: e.messages.join('; '), ...reference };
+      result = { error: e.messages.join('; ') };
     }
+    if (item.reference !== undefined) result.reference = item.reference;
+    return result;
   });
   return { status: failed ? 400 : 200, data: { batch_results: results } };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { keyVersion } from './input';
-import { Keyring, keyInfo, keyringOf, KEY_TYPES, loadKeyring, newVersion, rotate, saveKeyring, symmetric } from './keyring';
+import { Keyring, keyInfo, keyringExists, keyringOf, keyringToChange, KEY_TYPES, newVersion, openKeyring, rotate, saveKeyring, symmetric } from './keyring';
 import { duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
@@ -38,10 +38,10 @@ export const keyRoutes: EngineRoute[] = [
   {
     pattern: 'keys/:name',
     body: CreateBody,
-    exists: async (req) => (await loadKeyring(req.store, req.params.name)) !== undefined,
+    exists: (req) => keyringExists(req.store, req.params.name),
     // Creating a key that exists changes nothing (Vault); the answer is the key either way.
     write: async (req: SecretsRequest<z.infer<typeof CreateBody>>) => {
-      const existing = await loadKeyring(req.store, req.params.name);
+      const existing = await openKeyring(req.store, req.params.name);
       if (existing) return { data: keyInfo(existing) };
       if (!NAME.test(req.params.name)) throw badInput(`name: "${req.params.name}" must be letters, digits, "_", "-" or "." (up to 128)`);
       const b = req.body;
@@ -67,7 +67,7 @@ export const keyRoutes: EngineRoute[] = [
       return { data: keyInfo(ring) };
     },
     delete: async (req) => {
-      const ring = await loadKeyring(req.store, req.params.name);
+      const ring = await openKeyring(req.store, req.params.name);
       if (!ring) return undefined;
       if (!ring.deletionAllowed) throw badInput('deletion is not allowed for this key: set deletion_allowed with keys/:name/config first');
       await req.store.delete(`keys/${ring.name}`);
@@ -78,7 +78,7 @@ export const keyRoutes: EngineRoute[] = [
     pattern: 'keys/:name/config',
     body: ConfigBody,
     write: async (req: SecretsRequest<z.infer<typeof ConfigBody>>) => {
-      const ring = await keyringOf(req);
+      const ring = await keyringToChange(req);
       const b = req.body;
       const minDec = b.min_decryption_version ?? ring.minDecryptionVersion;
       const minEnc = b.min_encryption_version ?? ring.minEncryptionVersion;
@@ -103,7 +103,7 @@ export const keyRoutes: EngineRoute[] = [
   {
     pattern: 'keys/:name/rotate',
     write: async (req) => {
-      const ring = await keyringOf(req);
+      const ring = await keyringToChange(req);
       rotate(ring, req.now);
       await saveKeyring(req.store, ring);
       return { data: keyInfo(ring) };

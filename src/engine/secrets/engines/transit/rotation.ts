@@ -1,4 +1,4 @@
-import { loadKeyring, rotate, saveKeyring } from './keyring';
+import { loadKeyring, openKeyring, rotate, saveKeyring } from './keyring';
 import type { Engine } from '../../../engine';
 import type { SecretsCore } from '../../core/core';
 
@@ -13,9 +13,10 @@ export async function rotateDueKeys(engine: Engine, core: SecretsCore): Promise<
       if (mount.kind !== 'secret' || mount.type !== 'transit') continue;
       const store = core.store(db, mount);
       for (const name of await store.list('keys/')) {
-        const ring = await loadKeyring(store, name);
-        if (!ring?.autoRotatePeriod) continue;
-        if (now - ring.versions[String(ring.latestVersion)].created < ring.autoRotatePeriod * 1000) continue;
+        const due = await openKeyring(store, name);
+        if (!due?.autoRotatePeriod) continue;
+        if (now - due.versions[String(due.latestVersion)].created < due.autoRotatePeriod * 1000) continue;
+        const ring = (await loadKeyring(store, name))!;
         rotate(ring, now);
         await saveKeyring(store, ring);
       }

@@ -1,7 +1,7 @@
-import { constants, createHash, createHmac, createPublicKey, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
+import { constants, createHash, createHmac, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
 import { z } from 'zod';
 import { b64, batched, keyVersion } from './input';
-import { canSign, isRsa, Keyring, keyringOf, KeyVersion, parseVersioned, privateKeyOf, versioned, versionFor, versionOf } from './keyring';
+import { canSign, hmacKeyOf, isRsa, Keyring, keyringOf, KeyVersion, parseVersioned, privateKeyOf, publicKeyOf, versioned, versionFor, versionOf } from './keyring';
 import { checkDigest, signDigest, verifyDigest } from './prehash';
 import { flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
@@ -57,7 +57,7 @@ const hashOf = (req: SecretsRequest<SignOpts>) => req.params.hash_algorithm ?? r
 /** node's options for a key version and the request's signature settings. */
 function signingKey(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | undefined, pub: boolean) {
   if (!canSign(ring.type)) throw badInput(`key type ${ring.type} does not support signing`);
-  const key = pub ? createPublicKey(privateKeyOf(v)) : privateKeyOf(v);
+  const key = pub ? publicKeyOf(v) : privateKeyOf(v);
   if (ring.type === 'ed25519') {
     if (o.prehashed) throw badInput('prehashed: ed25519 keys sign the message itself (Ed25519ph is not supported); send the input unhashed');
     return { algorithm: null, key: { key } };
@@ -100,8 +100,7 @@ function verifierOf(ring: Keyring, v: KeyVersion, o: SignOpts, hash: string | un
 }
 
 function hmacOf(ring: Keyring, v: KeyVersion, algorithm: string | undefined, input: Buffer): Buffer {
-  const key = Buffer.from(ring.type === 'hmac' ? v.key! : v.hmacKey, 'base64');
-  return createHmac(hashName('algorithm', algorithm), key).update(input).digest();
+  return createHmac(hashName('algorithm', algorithm), hmacKeyOf(ring, v)).update(input).digest();
 }
 
 const required = <T>(value: T | undefined, field: string): T => {
