@@ -1,3 +1,4 @@
+import { AddressInfo, createServer } from 'node:net';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
 
 describe('hangar status', () => {
@@ -32,6 +33,20 @@ describe('hangar status', () => {
     expect(res.code).toBe(1);
     const body = JSON.parse(res.stdout);
     expect(body).toMatchObject({ healthy: false, storage: 'ok', listeners: { registry: { ok: true }, catalog: { ok: false, error: 'ECONNREFUSED' } } });
+  });
+
+  test('a listener that accepts but never answers: the timeout names it', async () => {
+    // The kernel completes the connection while this process waits for the command: nothing answers.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const res = hangar(['status', '--json', '--timeout', '1', ...addr.slice(0, 4), '--catalog-addr', `127.0.0.1:${port}`]);
+      expect(res.code).toBe(1);
+      expect(JSON.parse(res.stdout).listeners.catalog).toMatchObject({ ok: false, error: 'no answer within 1 s' });
+    } finally {
+      silent.close();
+    }
   });
 
   test('bad flags: exit 2 with the flag named', () => {
