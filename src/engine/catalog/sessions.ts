@@ -52,16 +52,19 @@ export function checkTtl(ttl: string): number | undefined {
   return ns;
 }
 
-/** The IDs of every check a session depends on (node and service checks). */
+/** The IDs of every check a session depends on: its node checks, then its service checks. */
+function allCheckIds(nodeChecks: readonly string[], serviceChecks: readonly ServiceCheckRef[] | null): string[] {
+  return [...nodeChecks, ...(serviceChecks ?? []).map((c) => c.ID)];
+}
+
 function checkIdsOf(row: SessionRow): string[] {
-  const serviceChecks = row.service_checks ? (JSON.parse(row.service_checks) as ServiceCheckRef[]) : [];
-  return [...(JSON.parse(row.node_checks) as string[]), ...serviceChecks.map((c) => c.ID)];
+  return allCheckIds(JSON.parse(row.node_checks) as string[], row.service_checks ? (JSON.parse(row.service_checks) as ServiceCheckRef[]) : null);
 }
 
 export function renderSession(row: SessionRow): Record<string, unknown> {
   const nodeChecks = JSON.parse(row.node_checks) as string[];
   const serviceChecks = row.service_checks ? (JSON.parse(row.service_checks) as ServiceCheckRef[]) : null;
-  const all = [...nodeChecks, ...(serviceChecks ?? []).map((c) => c.ID)];
+  const all = allCheckIds(nodeChecks, serviceChecks);
   return {
     ID: row.id,
     Name: row.name,
@@ -100,7 +103,7 @@ export interface SessionInput {
  */
 export async function createSession(writes: Writes, input: SessionInput, now: number, registerNode?: () => Promise<void>): Promise<SessionRow> {
   const db = writes.db;
-  const checkIds = [...input.nodeChecks, ...(input.serviceChecks ?? []).map((c) => c.ID)];
+  const checkIds = allCheckIds(input.nodeChecks, input.serviceChecks);
   let statuses = await checkStatuses(db, input.node, checkIds);
   if (!statuses && registerNode) {
     await registerNode();

@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSecrets, SecretsTestServer } from './helpers';
-import { isStandardBase64 } from '../../../src/engine/secrets/engines/transit/input';
-import { isVersionedBase64 } from '../../../src/engine/secrets/engines/transit/keyring';
+import { isStandardBase64, isVersionedBase64 } from '../../../src/engine/secrets/engines/transit/input';
 import { storedText } from '../../helpers/raw-db';
 import { STORAGE_KINDS } from '../../helpers/storage';
 

@@ -40,6 +40,13 @@ function keyOf(ctx: CatalogContext): string {
 }
 
 /** /v1/kv/*: the key/value store, with session locks. */
+/** `?raw`: a found key is answered with its value's bytes themselves. */
+function rawValue(reply: Reply): Reply {
+  if (reply.status !== 200) return reply;
+  const headers = { ...reply.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' };
+  return new Reply(200, Buffer.from(reply.body as string, 'base64'), headers);
+}
+
 export const kvRoutes = [
   catalogRoute({
     method: 'GET',
@@ -75,10 +82,7 @@ export const kvRoutes = [
           if (!row) return notFound;
           return ok(query.raw !== undefined ? (row.value ?? '') : [renderKv(row)]);
         },
-        // ?raw answers the value's bytes themselves.
-        query.raw === undefined ? undefined : (reply) => reply.status !== 200 ? reply : new Reply(200, Buffer.from(reply.body as string, 'base64'), {
-          ...reply.headers, 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff',
-        }),
+        query.raw === undefined ? undefined : rawValue,
       );
     },
   }),

@@ -9,6 +9,7 @@ import { badInput } from '../../core/request';
 import { MountStore, SealedMemo } from '../../core/store';
 import { EngineContext, MountEntry, SecretsRequest } from '../../core/types';
 import { DEFAULT_DATABASE_POLICY, passwordFor } from '../../system/password-policy';
+import { globMatch } from '../jwt/claims';
 
 /** Vault's GenericNameRegex, with a length limit. */
 const NAME = /^[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,126}[A-Za-z0-9_])?$/;
@@ -53,19 +54,9 @@ export async function readConnection(store: MountStore, name: string): Promise<S
   return store.getMemo(connectionKey(name), connections);
 }
 
-const globRegExp = (pattern: string) => new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
-
-// Compiled once per opened connection: the memoized object stays the same while its row is unchanged.
-const allowedRoles = new WeakMap<readonly string[], readonly RegExp[]>();
-
 /** Vault's glob match of allowed_roles: `*` anywhere matches any characters. */
 export function roleAllowed(conn: StoredConnection, role: string): boolean {
-  let patterns = allowedRoles.get(conn.allowed_roles);
-  if (!patterns) {
-    patterns = conn.allowed_roles.map(globRegExp);
-    allowedRoles.set(conn.allowed_roles, patterns);
-  }
-  return patterns.some((re) => re.test(role));
+  return conn.allowed_roles.some((pattern) => globMatch(pattern, role));
 }
 
 /** The connection of a role, checked: it exists and allows the role. */

@@ -1,4 +1,5 @@
 import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, hkdfSync, KeyObject, randomBytes } from 'node:crypto';
+import { isVersionedBase64 } from './input';
 import { BoundedMap } from '../../../bounded-map';
 import { badInput, missing } from '../../core/request';
 import { MountStore, SealedMemo } from '../../core/store';
@@ -224,20 +225,5 @@ export function parseVersioned(field: string, text: string): [number, Buffer] {
 
 const VERSIONED_PREFIX = 'vault:v';
 const notVersioned = (field: string) => badInput(`${field}: must look like vault:v<version>:<base64>`);
-
-/**
- * Whether `data` matches `/^[A-Za-z0-9+/_-]*={0,2}$/` (base64 or base64url, padded or not), told
- * from `decoded`, Node.js's lenient decoding of it, as `isStandardBase64` does (input.ts): several
- * times cheaper than the regular expression over a batch's ciphertexts. A character the decoder skips
- * (not base64, or padding before the end) shows as a missing byte, except where the unpadded length
- * leaves one character over: that rare case still goes to the regular expression.
- */
-export function isVersionedBase64(data: string, decoded: Buffer): boolean {
-  const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
-  const length = data.length - padding;
-  if (length % 4 === 1) return /^[A-Za-z0-9+/_-]*={0,2}$/.test(data);
-  if (Buffer.byteLength(data, 'utf8') !== data.length) return false;
-  return decoded.length === Math.floor((length * 3) / 4);
-}
 
 export const versioned = (n: number, payload: Buffer, encoding: 'base64' | 'base64url' = 'base64') => `vault:v${n}:${payload.toString(encoding)}`;
