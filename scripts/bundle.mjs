@@ -9,15 +9,20 @@ import { basename } from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { build } from 'esbuild';
 import { bundleUi } from './bundle-ui.mjs';
-import { asciiOnly, lazyFactories } from './bundle-memory.mjs';
+import { asciiOnly, checkLazyFactories } from './bundle-memory.mjs';
 
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node22',
   format: 'cjs',
-  minify: true,
-  keepNames: true,
+  // Whitespace and syntax minified, identifiers kept: names stay as written (libraries read some,
+  // such as class names in error types and asn1-schema's "Sequence"), so esbuild's keepNames, which
+  // wraps every function a request creates in a __name() call, is not needed. That call cost 10-30%
+  // of a cheap request's CPU; the longer identifiers cost about 17 ms more per CLI start with the
+  // compile cache (docs/performance.md).
+  minifyWhitespace: true,
+  minifySyntax: true,
   // pg tries the optional native binding first; it is never installed.
   external: ['pg-native'],
   logLevel: 'warning',
@@ -40,7 +45,8 @@ for (const file of cli.outputFiles) {
   else source = file.text;
 }
 // Parsed lazily and stored one byte per character: the server's memory at rest (scripts/bundle-memory.mjs).
-source = asciiOnly(lazyFactories(source).source);
+checkLazyFactories(source);
+source = asciiOnly(source);
 const packed = brotliCompressSync(Buffer.from(source), {
   params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: source.length },
 }).toString('base64');
