@@ -96,6 +96,10 @@ async function main(): Promise<void> {
     // Catalog.
     const consul = { 'x-consul-token': ROOT };
     await call(`${catalog}/v1/kv/bench/read`, 'PUT', consul, 'value');
+    // The floor of Hangar's HTTP layer: routing, hooks, metrics and the error envelope, no transaction.
+    const unknown = await run(`${catalog}/v1/no-such-endpoint`, { headers: consul });
+    if (unknown.non2xx !== unknown.requests || unknown.errors) throw new Error('an unknown endpoint answered other than 404');
+    recordLoad(group('catalog'), 'unknown endpoint (the 404 floor: no transaction)', { ...unknown, non2xx: 0 }, baseline);
     recordLoad(group('catalog'), 'status/leader', await run(`${catalog}/v1/status/leader`, { headers: consul }), baseline);
     recordLoad(group('catalog'), 'KV GET', await run(`${catalog}/v1/kv/bench/read`, { headers: consul }), baseline, 0.5);
     const keys = Array.from({ length: 1000 }, (_, i) => `/v1/kv/bench/put-${i}`);

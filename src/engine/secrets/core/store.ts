@@ -104,3 +104,12 @@ export class SealedMemo<V> {
     this.entries.set(path, { sealed, value });
   }
 }
+
+/** Freezes a JSON value and everything in it: a value a memo shares between requests cannot be changed by mistake. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

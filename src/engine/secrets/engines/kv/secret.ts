@@ -1,6 +1,6 @@
 import { HangarError } from '../../../http/errors';
 import { rfc3339 } from '../../core/durations';
-import { MountStore, SealedMemo } from '../../core/store';
+import { deepFreeze, MountStore, SealedMemo } from '../../core/store';
 import { SecretsRequest } from '../../core/types';
 
 /** Where each layout keeps its entries in the mount's sealed store. */
@@ -56,17 +56,9 @@ export const readSecret = (req: SecretsRequest) => req.store.get<KvSecret>(V2_PR
  */
 const opened = new SealedMemo<KvSecret>(1024, 16 * 1024);
 
-/** Freezes what the write routes change in place, so a shared entry cannot be changed by mistake. */
-function frozen(secret: KvSecret): KvSecret {
-  for (const v of Object.values(secret.versions)) Object.freeze(v);
-  Object.freeze(secret.versions);
-  Object.freeze(secret.custom);
-  return Object.freeze(secret);
-}
-
 /** A secret to read: shared with other requests while it is unchanged, never to be changed. */
 export const viewSecret = (req: SecretsRequest): Promise<Readonly<KvSecret> | undefined> =>
-  req.store.getMemo(V2_PREFIX + req.params.path, opened, frozen);
+  req.store.getMemo<KvSecret>(V2_PREFIX + req.params.path, opened, deepFreeze);
 
 /** Whether a secret is stored (a write's create-or-update decision), without opening it. */
 export const secretExists = (req: SecretsRequest) => req.store.exists(V2_PREFIX + req.params.path);

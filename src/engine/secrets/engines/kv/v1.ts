@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { folder, listKeys, V1_PREFIX } from './secret';
 import { parseDuration } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
+import { deepFreeze, SealedMemo } from '../../core/store';
 import { SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 
@@ -13,6 +14,13 @@ const Body = z.record(z.string(), z.unknown()).superRefine((data, ctx) => {
     }
   }
 });
+
+/**
+ * Opened values by ciphertext (MountStore.getMemo) for reads, of KV v1 and cubbyhole mounts alike
+ * (keys carry the mount's prefix and, in a cubbyhole, the token's folder): a read opens nothing while
+ * the stored entry is unchanged. Only entries up to 16 KiB of ciphertext are kept, at most 16 MiB.
+ */
+const opened = new SealedMemo<Record<string, unknown>>(1024, 16 * 1024);
 
 /**
  * One unversioned JSON object per path under a folder of the mount's store (`home`): KV version 1
@@ -28,7 +36,7 @@ export function plainRoutes(home: (req: SecretsRequest) => string, ttlHint: bool
       pattern: '*path',
       readOnly: true,
       read: async (req) => {
-        const data = await req.store.get<Record<string, unknown>>(key(req));
+        const data = await req.store.getMemo<Record<string, unknown>>(key(req), opened, deepFreeze);
         if (!data) throw missing();
         if (!ttlHint) return { data };
         return { data, leaseDuration: parseDuration(data.ttl ?? data.lease) || req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL };

@@ -2,15 +2,15 @@ import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
 import { freshStorage, FreshStorage, STORAGE_KINDS } from '../../helpers/storage';
 
 /**
- * Two servers on one database: what a server keeps opened in memory (KV v2 secrets, transit keys)
- * follows every write made through the other at its next request.
+ * Two servers on one database: what a server keeps opened in memory (KV v1, KV v2 and cubbyhole
+ * entries, transit keys) follows every write made through the other at its next request.
  */
-describe.each(STORAGE_KINDS)('KV v2 secrets and transit keys changed through another server (%s)', (kind) => {
+describe.each(STORAGE_KINDS)('KV and cubbyhole entries and transit keys changed through another server (%s)', (kind) => {
   let storage: FreshStorage;
   let a: TestServer;
   let b: TestServer;
-  const v = async (server: TestServer, method: string, path: string, body?: unknown, status = 200) => {
-    const res = await server.call('secrets', method, `/v1/${path}`, { body, headers: { 'x-vault-token': ROOT_TOKEN } });
+  const v = async (server: TestServer, method: string, path: string, body?: unknown, status = 200, token = ROOT_TOKEN) => {
+    const res = await server.call('secrets', method, `/v1/${path}`, { body, headers: { 'x-vault-token': token } });
     if (res.status !== status) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
     return res.body;
   };
@@ -39,6 +39,24 @@ describe.each(STORAGE_KINDS)('KV v2 secrets and transit keys changed through ano
     expect((await v(a, 'GET', 'kv2/data/app', undefined, 404)).data).toMatchObject({ data: null, metadata: { version: 2 } });
     await v(b, 'DELETE', 'kv2/metadata/app', undefined, 204);
     await v(a, 'GET', 'kv2/data/app', undefined, 404);
+  });
+
+  test('a KV v1 secret and a cubbyhole entry', async () => {
+    await v(a, 'POST', 'sys/mounts/kv1', { type: 'kv', options: { version: 1 } }, 204);
+    await v(a, 'POST', 'kv1/app', { n: 1, nested: { list: [1] } }, 204);
+    for (let i = 0; i < 2; i++) expect((await v(a, 'GET', 'kv1/app')).data).toEqual({ n: 1, nested: { list: [1] } });
+    await v(b, 'POST', 'kv1/app', { n: 2 }, 204);
+    expect((await v(a, 'GET', 'kv1/app')).data).toEqual({ n: 2 });
+    await v(b, 'DELETE', 'kv1/app', undefined, 204);
+    await v(a, 'GET', 'kv1/app', undefined, 404);
+
+    const token = (await v(a, 'POST', 'auth/token/create', { policies: ['default'] })).auth.client_token as string;
+    const other = (await v(a, 'POST', 'auth/token/create', { policies: ['default'] })).auth.client_token as string;
+    await v(a, 'POST', 'cubbyhole/pw', { pw: 'one' }, 204, token);
+    for (let i = 0; i < 2; i++) expect((await v(a, 'GET', 'cubbyhole/pw', undefined, 200, token)).data).toEqual({ pw: 'one' });
+    await v(a, 'GET', 'cubbyhole/pw', undefined, 404, other);
+    await v(b, 'POST', 'cubbyhole/pw', { pw: 'two' }, 204, token);
+    expect((await v(a, 'GET', 'cubbyhole/pw', undefined, 200, token)).data).toEqual({ pw: 'two' });
   });
 
   test('a transit key', async () => {
