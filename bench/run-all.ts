@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark of the goals table, one after the other (each starts its own
  * servers and load generator), then bench/results.md with each row's command, figure, baseline,
- * ratio and goal, and the machine's facts. Bounded: about 6 to 8 minutes on 2 cores.
+ * ratio and goal, and the machine's facts. Bounded: about 8 to 10 minutes on 2 cores.
  *
  *   npx ts-node --transpile-only bench/run-all.ts [--only NAME]
  */
@@ -19,6 +19,8 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/catalog-blocking.ts'],
   ['bench/cli-startup.ts', '--runs', '10'],
   ['bench/registry-transfer.ts'],
+  ['bench/secrets-kv.ts'],
+  ['bench/secrets-pki.ts', '--seconds', '3'],
 ];
 
 const cell = (v: string | undefined) => (v ?? '').replace(/\|/g, '\\|');
