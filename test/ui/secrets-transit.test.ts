@@ -33,6 +33,12 @@ describeUi('secrets console: transit', () => {
     await expectAccessible(page);
     await page.getByText('No keys yet.').waitFor();
 
+    // A name of blanks is refused before any request (namedSubmit, which every create form uses).
+    await page.getByLabel('Key name', { exact: true }).fill('   ');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('alert').getByText('name is required').waitFor();
+    await page.getByText('No keys yet.').waitFor();
+
     // A bad rotation period: the API's message, no key.
     await page.getByLabel('Key name', { exact: true }).fill('orders');
     await page.getByLabel('Rotate every', { exact: true }).fill('10m');

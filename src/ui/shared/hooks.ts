@@ -33,6 +33,21 @@ export function useAction(): Action {
   return { busy, error, run, clearError: () => setError(undefined) };
 }
 
+/**
+ * The submit handler of a form that saves something under a name: the name is trimmed and required
+ * (an empty one fails the action with "name is required"), then `save` runs as the form's action.
+ */
+export function namedSubmit(action: Action, name: string, save: (name: string) => Promise<void>): (e: Event) => void {
+  return (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      const target = name.trim();
+      if (!target) throw new Error('name is required');
+      await save(target);
+    });
+  };
+}
+
 export function messagesOf(err: unknown): readonly string[] {
   if (err instanceof ApiError) return err.messages;
   return [err instanceof Error ? err.message : String(err)];

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Facts, Field, Notice, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, listKeys, readOptional, readOrDenied } from '../api';
 import { ConfirmButton, formatTtl, PermissionDenied, splitList, ttlField } from '../components';
@@ -174,15 +174,10 @@ function RoleForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSa
   const [account, setAccount] = useState('');
   const [ttl, setTtl] = useState('');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = name.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'roles', target), { service_account_name: account.trim(), ttl: ttl.trim() || undefined });
-      onSaved(target);
-    });
-  };
+  const submit = namedSubmit(action, name, async (target) => {
+    await api.post(mountUrl(mount, 'roles', target), { service_account_name: account.trim(), ttl: ttl.trim() || undefined });
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-labelledby="ad-new-role">
     <h3 id="ad-new-role">New role</h3>
     <div class="row">
@@ -200,15 +195,10 @@ function SetForm({ api, mount, onSaved }: { api: ApiClient; mount: string; onSav
   const [accounts, setAccounts] = useState('');
   const [ttl, setTtl] = useState('24h');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = name.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'library', target), { service_account_names: splitList(accounts), ttl: ttl.trim() || undefined });
-      onSaved(target);
-    });
-  };
+  const submit = namedSubmit(action, name, async (target) => {
+    await api.post(mountUrl(mount, 'library', target), { service_account_names: splitList(accounts), ttl: ttl.trim() || undefined });
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-labelledby="ad-new-set">
     <h3 id="ad-new-set">New library set</h3>
     <div class="row">

@@ -3,7 +3,7 @@ import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Field, Select, TextArea } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { formatTime } from '../../shared/format';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { formatTtl, PermissionDenied, splitList, ttlField } from '../components';
@@ -160,22 +160,17 @@ export function ConnectionForm({ api, mount, name, conn, onSaved }: ConnectionFo
   const [password, setPassword] = useState('');
   const [allowed, setAllowed] = useState(conn?.allowed_roles.join(', ') ?? '');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = connName.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'config', target), {
-        plugin_name: plugin,
-        connection_url: url.trim(),
-        username: username.trim() || undefined,
-        password: password || undefined,
-        allowed_roles: splitList(allowed),
-      });
-      setPassword('');
-      onSaved(target);
+  const submit = namedSubmit(action, connName, async (target) => {
+    await api.post(mountUrl(mount, 'config', target), {
+      plugin_name: plugin,
+      connection_url: url.trim(),
+      username: username.trim() || undefined,
+      password: password || undefined,
+      allowed_roles: splitList(allowed),
     });
-  };
+    setPassword('');
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-label=${name ? `Edit connection ${name}` : 'New connection'}>
     <div class="row">
       ${!name && html`<${Field} label="Connection name" name="name" required value=${connName} onInput=${setConnName} />`}
@@ -232,24 +227,19 @@ export function RoleForm({ api, mount, name, role, onSaved }: RoleFormProps) {
   const [ttl, setTtl] = useState(role ? ttlText(role.default_ttl) : '1h');
   const [maxTtl, setMaxTtl] = useState(role ? ttlText(role.max_ttl) : '24h');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = roleName.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'roles', target), {
-        db_name: dbName.trim(),
-        creation_statements: statementList(creation),
-        revocation_statements: statementList(revocation),
-        rollback_statements: statementList(rollback),
-        renew_statements: statementList(renew),
-        // An emptied TTL on an edit goes back to the mount's (0); a new role leaves it out.
-        default_ttl: ttl.trim() || (role ? 0 : undefined),
-        max_ttl: maxTtl.trim() || (role ? 0 : undefined),
-      });
-      onSaved(target);
+  const submit = namedSubmit(action, roleName, async (target) => {
+    await api.post(mountUrl(mount, 'roles', target), {
+      db_name: dbName.trim(),
+      creation_statements: statementList(creation),
+      revocation_statements: statementList(revocation),
+      rollback_statements: statementList(rollback),
+      renew_statements: statementList(renew),
+      // An emptied TTL on an edit goes back to the mount's (0); a new role leaves it out.
+      default_ttl: ttl.trim() || (role ? 0 : undefined),
+      max_ttl: maxTtl.trim() || (role ? 0 : undefined),
     });
-  };
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-label=${name ? `Edit role ${name}` : 'New role'}>
     <div class="row">
       ${!name && html`<${Field} label="Role name" name="name" required value=${roleName} onInput=${setRoleName} />`}
@@ -293,25 +283,20 @@ function StaticRoleForm({ api, mount, name, role, onSaved }: StaticRoleFormProps
   const [period, setPeriod] = useState(role ? ttlText(role.rotation_period) : '24h');
   const [rotation, setRotation] = useState(statementLines(role?.rotation_statements));
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = roleName.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'static-roles', target), {
-        db_name: dbName.trim(),
-        username: username.trim(),
-        rotation_period: period.trim(),
-        rotation_statements: statementList(rotation),
-      });
-      if (!role) {
-        setRoleName('');
-        setUsername('');
-        setRotation('');
-      }
-      onSaved();
+  const submit = namedSubmit(action, roleName, async (target) => {
+    await api.post(mountUrl(mount, 'static-roles', target), {
+      db_name: dbName.trim(),
+      username: username.trim(),
+      rotation_period: period.trim(),
+      rotation_statements: statementList(rotation),
     });
-  };
+    if (!role) {
+      setRoleName('');
+      setUsername('');
+      setRotation('');
+    }
+    onSaved();
+  });
   return html`<form onSubmit=${submit} aria-label=${name ? `Edit static role ${name}` : 'New static role'}>
     ${!role && html`<p class="muted">The password of an existing database user is rotated at once, then every period.</p>`}
     <div class="row">

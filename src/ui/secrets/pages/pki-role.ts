@@ -4,7 +4,7 @@ import { ApiClient } from '../../shared/api';
 import { Checkbox, ErrorMessage, Facts, Field, Notice } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
 import { formatTime } from '../../shared/format';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, DownloadLink, formatTtl, PermissionDenied, splitList, ttlField } from '../components';
@@ -41,24 +41,19 @@ export function RoleForm({ api, mount, name, role, onSaved }: RoleFormProps) {
   const [maxTtl, setMaxTtl] = useState(role?.max_ttl ? ttlField(role.max_ttl) : '720h');
   const [saved, setSaved] = useState(false);
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
+  const submit = namedSubmit(action, roleName, async (target) => {
     setSaved(false);
-    void action.run(async () => {
-      const target = roleName.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(roleUrl(mount, target), {
-        ...role,
-        allowed_domains: splitList(domains),
-        allow_subdomains: subdomains,
-        allow_bare_domains: bare,
-        allow_any_name: anyName,
-        max_ttl: maxTtl.trim() || undefined,
-      });
-      setSaved(true);
-      onSaved(target);
+    await api.post(roleUrl(mount, target), {
+      ...role,
+      allowed_domains: splitList(domains),
+      allow_subdomains: subdomains,
+      allow_bare_domains: bare,
+      allow_any_name: anyName,
+      max_ttl: maxTtl.trim() || undefined,
     });
-  };
+    setSaved(true);
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-label=${name ? `Edit role ${name}` : 'New role'}>
     <div class="row">
       ${!name && html`<${Field} label="Role name" name="name" required value=${roleName} onInput=${setRoleName} />`}

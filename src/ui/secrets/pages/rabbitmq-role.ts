@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Facts, Field, Notice, TextArea } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, GenerateCredentials, PermissionDenied } from '../components';
@@ -40,15 +40,10 @@ export function RoleForm({ api, mount, name, role, onSaved }: RoleFormProps) {
   const [vhosts, setVhosts] = useState(json(role?.vhosts));
   const [topics, setTopics] = useState(json(role?.vhost_topics));
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = newName.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'roles', target), { tags: tags.trim(), vhosts: vhosts.trim() || undefined, vhost_topics: topics.trim() || undefined });
-      onSaved(target);
-    });
-  };
+  const submit = namedSubmit(action, newName, async (target) => {
+    await api.post(mountUrl(mount, 'roles', target), { tags: tags.trim(), vhosts: vhosts.trim() || undefined, vhost_topics: topics.trim() || undefined });
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-label=${name ? `Edit role ${name}` : 'New role'}>
     <div class="row">
       ${!name && html`<${Field} label="Role name" name="name" required value=${newName} onInput=${setNewName} />`}

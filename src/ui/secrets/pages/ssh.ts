@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiClient, ApiError } from '../../shared/api';
 import { Checkbox, CopyText, ErrorMessage, Field, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { DownloadLink, PermissionDenied, splitList, ttlField } from '../components';
@@ -117,23 +117,18 @@ export function RoleForm({ api, mount, name, role, onSaved }: RoleFormProps) {
   const [maxTtl, setMaxTtl] = useState(role ? ttlText(role.max_ttl) : '8h');
   const [hosts, setHosts] = useState(role?.allow_host_certificates ?? false);
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = roleName.trim();
-      if (!target) throw new Error('name is required');
-      // A write replaces the whole role: an edit sends the fields it read back with the form's.
-      await api.post(mountUrl(mount, 'roles', target), {
-        ...(role ?? { key_type: 'ca', allow_user_certificates: true, default_extensions: { 'permit-pty': '' } }),
-        allow_host_certificates: hosts,
-        allowed_users: splitList(users).join(','),
-        default_user: defaultUser.trim() || undefined,
-        ttl: ttl.trim() || undefined,
-        max_ttl: maxTtl.trim() || undefined,
-      });
-      onSaved(target);
+  const submit = namedSubmit(action, roleName, async (target) => {
+    // A write replaces the whole role: an edit sends the fields it read back with the form's.
+    await api.post(mountUrl(mount, 'roles', target), {
+      ...(role ?? { key_type: 'ca', allow_user_certificates: true, default_extensions: { 'permit-pty': '' } }),
+      allow_host_certificates: hosts,
+      allowed_users: splitList(users).join(','),
+      default_user: defaultUser.trim() || undefined,
+      ttl: ttl.trim() || undefined,
+      max_ttl: maxTtl.trim() || undefined,
     });
-  };
+    onSaved(target);
+  });
   const headingId = name ? 'ssh-edit-role' : 'ssh-new-role';
   return html`<form onSubmit=${submit} aria-labelledby=${headingId}>
     <h3 id=${headingId}>${name ? 'Edit' : 'New role'}</h3>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Field, Select } from '../../shared/components';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { apiPath, Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { ConfirmButton, PermissionDenied } from '../components';
@@ -86,17 +86,12 @@ function NewTemplate({ api, mount, alphabets, onSaved }: { api: ApiClient; mount
   const [pattern, setPattern] = useState('');
   const [alphabet, setAlphabet] = useState(alphabets[0] ?? 'builtin/numeric');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = name.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(objectUrl(mount, 'template', target), { type: 'regex', pattern, alphabet });
-      setName('');
-      setPattern('');
-      onSaved();
-    });
-  };
+  const submit = namedSubmit(action, name, async (target) => {
+    await api.post(objectUrl(mount, 'template', target), { type: 'regex', pattern, alphabet });
+    setName('');
+    setPattern('');
+    onSaved();
+  });
   return html`<form onSubmit=${submit} aria-labelledby="transform-new-template">
     <h3 id="transform-new-template">New template</h3>
     <div class="row">
@@ -134,17 +129,12 @@ function NewAlphabet({ api, mount, onSaved }: { api: ApiClient; mount: string; o
   const [name, setName] = useState('');
   const [alphabet, setAlphabet] = useState('');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = name.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(objectUrl(mount, 'alphabet', target), { alphabet });
-      setName('');
-      setAlphabet('');
-      onSaved();
-    });
-  };
+  const submit = namedSubmit(action, name, async (target) => {
+    await api.post(objectUrl(mount, 'alphabet', target), { alphabet });
+    setName('');
+    setAlphabet('');
+    onSaved();
+  });
   return html`<form onSubmit=${submit} aria-labelledby="transform-new-alphabet">
     <h3 id="transform-new-alphabet">New alphabet</h3>
     <div class="row">

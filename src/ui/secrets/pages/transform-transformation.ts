@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Facts, Field, Notice, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, readOrDenied } from '../api';
 import { ConfirmButton, formatTtl, PermissionDenied, splitList, ttlField } from '../components';
@@ -62,22 +62,17 @@ export function TransformationForm({ api, mount, templates, name, current, onSav
   const [maxTtl, setMaxTtl] = useState(current?.max_ttl ? ttlField(current.max_ttl) : '');
   const [mapping, setMapping] = useState(current?.mapping_mode ?? 'default');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = newName.trim();
-      if (!target) throw new Error('name is required');
-      const common = { allowed_roles: splitList(allowed) };
-      const body =
-        type === 'fpe'
-          ? { ...common, template, tweak_source: tweakSource }
-          : type === 'masking'
-            ? { ...common, template, masking_character: maskChar }
-            : { ...common, stores: splitList(stores), max_ttl: maxTtl.trim() || '0', mapping_mode: mapping };
-      await api.post(mountUrl(mount, `transformation/${encodeURIComponent(type)}`, target), body);
-      onSaved(target);
-    });
-  };
+  const submit = namedSubmit(action, newName, async (target) => {
+    const common = { allowed_roles: splitList(allowed) };
+    const body =
+      type === 'fpe'
+        ? { ...common, template, tweak_source: tweakSource }
+        : type === 'masking'
+          ? { ...common, template, masking_character: maskChar }
+          : { ...common, stores: splitList(stores), max_ttl: maxTtl.trim() || '0', mapping_mode: mapping };
+    await api.post(mountUrl(mount, `transformation/${encodeURIComponent(type)}`, target), body);
+    onSaved(target);
+  });
   const label = name ? `Edit transformation ${name}` : 'New transformation';
   return html`<form onSubmit=${submit} aria-label=${label}>
     <div class="row">

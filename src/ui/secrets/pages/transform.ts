@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { ErrorMessage, Field } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { PermissionDenied, splitList } from '../components';
@@ -102,15 +102,10 @@ function NewRole({ api, mount, onSaved }: { api: ApiClient; mount: string; onSav
   const [name, setName] = useState('');
   const [names, setNames] = useState('');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = name.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(mountUrl(mount, 'role', target), { transformations: splitList(names) });
-      onSaved(target);
-    });
-  };
+  const submit = namedSubmit(action, name, async (target) => {
+    await api.post(mountUrl(mount, 'role', target), { transformations: splitList(names) });
+    onSaved(target);
+  });
   return html`<form onSubmit=${submit} aria-labelledby="transform-new-role">
     <h3 id="transform-new-role">New role</h3>
     <div class="row">

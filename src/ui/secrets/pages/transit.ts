@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiClient } from '../../shared/api';
 import { Checkbox, ErrorMessage, Field, Select } from '../../shared/components';
 import { page, type PageProps } from '../../shared/console';
-import { useAction } from '../../shared/hooks';
+import { namedSubmit, useAction } from '../../shared/hooks';
 import { html } from '../../shared/html';
 import { apiPath, Denied, isDenied, listKeys, readOrDenied } from '../api';
 import { PermissionDenied } from '../components';
@@ -71,20 +71,15 @@ function NewKey({ api, mount, onCreated }: { api: ApiClient; mount: string; onCr
   const [exportable, setExportable] = useState(false);
   const [rotate, setRotate] = useState('');
   const action = useAction();
-  const submit = (e: Event) => {
-    e.preventDefault();
-    void action.run(async () => {
-      const target = name.trim();
-      if (!target) throw new Error('name is required');
-      await api.post(`/v1/${apiPath(mount)}/keys/${encodeURIComponent(target)}`, {
-        type,
-        derived: derived || undefined,
-        exportable: exportable || undefined,
-        auto_rotate_period: rotate.trim() || undefined,
-      });
-      onCreated(target);
+  const submit = namedSubmit(action, name, async (target) => {
+    await api.post(`/v1/${apiPath(mount)}/keys/${encodeURIComponent(target)}`, {
+      type,
+      derived: derived || undefined,
+      exportable: exportable || undefined,
+      auto_rotate_period: rotate.trim() || undefined,
     });
-  };
+    onCreated(target);
+  });
   return html`<form onSubmit=${submit} aria-labelledby="transit-new-key">
     <h2 id="transit-new-key">New key</h2>
     <div class="row">
