@@ -48,6 +48,7 @@ const CHILD = `
     process.stdout.write(JSON.stringify({
       requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99,
       failed: r.non2xx + r.errors + r.timeouts + r.resets, cpuMs: (cpu.user + cpu.system) / 1000,
+      failures: { statusCodes: r.statusCodeStats, errors: r.errors, timeouts: r.timeouts, resets: r.resets },
     }));
   });
 `;
@@ -59,6 +60,8 @@ interface ChildResult {
   readonly p99: number;
   readonly failed: number;
   readonly cpuMs: number;
+  /** What failed, when something did: answers by status code, connection errors, timeouts, resets. */
+  readonly failures: unknown;
 }
 
 /** autocannon in a child process; returns pairs per second, per-request latencies and its CPU time. */
@@ -72,7 +75,7 @@ async function pairsLoad(url: string, seconds: number, connections: number): Pro
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`the load generator exited with ${code}`);
   const r = JSON.parse(out) as ChildResult;
-  if (r.failed) throw new Error(`${r.failed} of ${r.requests} requests failed`);
+  if (r.failed) throw new Error(`${r.failed} of ${r.requests} requests failed: ${JSON.stringify(r.failures)}`);
   const pairs = Math.floor(r.requests / 2);
   return { result: { rps: pairs / (r.seconds || seconds), p50: r.p50, p99: r.p99, count: pairs }, clientCpuMs: r.cpuMs };
 }
