@@ -2,8 +2,11 @@
  * Imported first by the CLI entry point. Hangar needs Node.js >= 22.12 (node:sqlite); a pipeline
  * runs whichever Node.js it has. On an older one the CLI runs itself again on a newer Node.js (see
  * node-fallback.ts) or, when none can be found, refuses with a message a person can act on. It also
- * keeps node:sqlite's "experimental" warning off every command's stderr.
+ * keeps node:sqlite's "experimental" warning off every command's stderr, and gives `hangar server`
+ * the V8 flags it runs with (runtime-flags.ts).
  */
+import { execWithNodeFlags } from './runtime-flags';
+
 const MINIMUM = [22, 12] as const;
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
@@ -25,5 +28,7 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   if (/SQLite is an experimental feature/.test(text)) return;
   (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
 }) as typeof process.emitWarning;
+
+execWithNodeFlags();
 
 export {};

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { missingNodeFlags } from './runtime-flags';
 
 /**
  * When the CLI starts on a Node.js too old for it (a pipeline's Node 20, say), it runs itself again
@@ -128,7 +129,9 @@ export function rerunOnNewerNode(minimum: string, env: NodeJS.ProcessEnv = proce
   if (env[RERUN_MARK]) return undefined;
   const node = newerNode(minimum, env);
   if (!node) return undefined;
-  const res = spawnSync(node, [process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, [RERUN_MARK]: '1' } });
+  // With the server's V8 flags (runtime-flags.ts): the rerun would otherwise replace itself once more.
+  const flags = missingNodeFlags(process.argv.slice(2), [], env.NODE_OPTIONS);
+  const res = spawnSync(node, [...flags, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, [RERUN_MARK]: '1' } });
   if (res.error) {
     process.stderr.write(`hangar: running ${node} failed: ${res.error.message}\n`);
     return 1;

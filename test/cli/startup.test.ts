@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { missingNodeFlags, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
 import { VERSION } from '../../src/engine/version';
-import { CLI, hangar } from '../helpers/cli';
+import { CLI, hangar, startServerProcess } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
 
 /**
@@ -42,5 +43,45 @@ describe('the bundled CLI starts small', () => {
     const buildScript = '../../scripts/bundle-memory.mjs';
     const { checkLazyFactories } = (await import(buildScript)) as { checkLazyFactories(source: string): number };
     expect(checkLazyFactories(cli)).toBeGreaterThan(500);
+  });
+});
+
+/** The command line of `pid`'s youngest descendant (the server itself, when the CLI ran itself again on a newer Node.js). */
+function servingCommandLine(pid: number): string[] {
+  const parentOf = (p: string) => Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  for (;;) {
+    const child = readdirSync('/proc').find((p) => /^\d+$/.test(p) && (() => { try { return parentOf(p) === pid; } catch { return false; } })());
+    if (!child) return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+    pid = Number(child);
+  }
+}
+
+/** src/cli/runtime-flags.ts: V8 reads its heap flags only at start, so `hangar server` starts with them. */
+describe('hangar server runs with its V8 flags', () => {
+  test('only the server command lacks what neither its command line nor NODE_OPTIONS sets', () => {
+    expect(missingNodeFlags(['server', '--dev'], [])).toEqual([...SERVER_NODE_FLAGS]);
+    expect(missingNodeFlags(['status'], [])).toEqual([]);
+    expect(missingNodeFlags(['server', '--help'], [])).toEqual([]);
+    // The operator's own value, however spelled, wins.
+    expect(missingNodeFlags(['server'], ['--max_semi_space_size=32'])).toEqual([]);
+    expect(missingNodeFlags(['server'], ['--enable-source-maps'], '--inspect --max-semi-space-size=16')).toEqual([]);
+  });
+
+  const onLinux = existsSync('/proc/self/cmdline') ? test : test.skip;
+  onLinux('a server started without them runs with them, and one given its own value keeps it', async () => {
+    const started = await startServerProcess(['--dev']);
+    try {
+      expect(servingCommandLine(started.process.pid!)).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS, CLI, 'server']));
+    } finally {
+      await started.stop();
+    }
+    const own = await startServerProcess(['--dev'], { NODE_OPTIONS: '--max-semi-space-size=16' });
+    try {
+      const line = servingCommandLine(own.process.pid!);
+      expect(line).toEqual(expect.arrayContaining([CLI, 'server']));
+      expect(line.filter((arg) => arg.includes('semi-space'))).toEqual([]);
+    } finally {
+      await own.stop();
+    }
   });
 });
