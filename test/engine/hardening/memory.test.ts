@@ -49,9 +49,13 @@ describe('hardening: in-memory tables stay bounded under hostile traffic', () =>
       await secrets.inject({ method: 'POST', url: `/v1/secret/data/${hex()}`, headers: { 'x-vault-token': token }, payload: { data: { [hex()]: hex() } } });
       await secrets.inject({ method: 'GET', url: `/v1/${hex()}/${hex()}?list=true`, headers: { 'x-vault-token': token } });
     }
-    const statements = (server.engine.storage as unknown as { statements: Map<string, unknown> }).statements;
-    expect(statements.size).toBeLessThanOrEqual(STATEMENTS_MAX);
-    expect(statements).toBeInstanceOf(BoundedMap);
+    // The SQLite storage's writing and read-only connections each keep their prepared statements.
+    type Connection = { statements: Map<string, unknown> };
+    const storage = server.engine.storage as unknown as { writer: Connection; reader: Connection };
+    for (const { statements } of [storage.writer, storage.reader]) {
+      expect(statements.size).toBeLessThanOrEqual(STATEMENTS_MAX);
+      expect(statements).toBeInstanceOf(BoundedMap);
+    }
     expect(parsedRulesCached()).toBeLessThanOrEqual(PARSED_RULES_MAX);
     const runtime = runtimeOf(server.engine);
     expect(runtime.pending.size).toBe(0);
