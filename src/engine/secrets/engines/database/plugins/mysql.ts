@@ -1,4 +1,4 @@
-import { createPool, Pool, PoolConnection } from 'mysql2';
+import type { Pool, PoolConnection } from 'mysql2';
 import type { PoolConnection as PromiseConnection } from 'mysql2/promise';
 import { CONNECT_TIMEOUT_MS } from './postgresql';
 import { ConnectionSettings, DatabasePlugin, PluginSession, redacted, splitStatements, StatementValues, substitute } from './types';
@@ -41,6 +41,8 @@ class MysqlSession implements PluginSession {
 
   constructor(settings: ConnectionSettings) {
     const limit = settings.max_open_connections;
+    // Loaded on first use: mysql2 is the largest library a server without a MySQL connection would keep.
+    const { createPool } = require('mysql2') as typeof import('mysql2');
     this.pool = createPool({
       ...parseDsn(settings),
       connectionLimit: limit,
