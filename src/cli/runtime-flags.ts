@@ -1,8 +1,8 @@
 /**
- * `hangar server` runs with V8 flags that
- * V8 reads only when a process starts, so a server started without them replaces itself (same
- * process, same PID: `process.execve`, Node.js >= 23.11 on Unix) with one that has them. Flags the
- * operator set (on node's command line or in NODE_OPTIONS) are kept as they are.
+ * `hangar server` runs with V8 flags that V8 reads only when a process starts, so a server started
+ * without them replaces itself (same process, same PID: `process.execve`, Node.js >= 23.11 on Unix)
+ * with one that has them. Flags the operator set (on node's command line or in NODE_OPTIONS) are
+ * kept as they are.
  *
  * `--max-semi-space-size=8`: V8 sizes the young generation from the machine's memory, up to 64 MB
  * semi-spaces on a large one. A server's requests allocate off-heap buffers (bodies, answers,
@@ -37,4 +37,3 @@ export function execWithNodeFlags(): void {
     // The flags only tune the collector: a process that cannot be replaced runs as it is.
   }
 }
-

@@ -48,9 +48,15 @@ describe('the bundled CLI starts small', () => {
 
 /** The command line of `pid`'s youngest descendant (the server itself, when the CLI ran itself again on a newer Node.js). */
 function servingCommandLine(pid: number): string[] {
-  const parentOf = (p: string) => Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+  const parentOf = (p: string): number | undefined => {
+    try {
+      return Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+    } catch {
+      return undefined; // gone meanwhile
+    }
+  };
   for (;;) {
-    const child = readdirSync('/proc').find((p) => /^\d+$/.test(p) && (() => { try { return parentOf(p) === pid; } catch { return false; } })());
+    const child = readdirSync('/proc').find((p) => /^\d+$/.test(p) && parentOf(p) === pid);
     if (!child) return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     pid = Number(child);
   }
