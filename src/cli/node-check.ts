@@ -2,9 +2,10 @@
  * Imported first by the CLI entry point. Hangar needs Node.js >= 22.12 (node:sqlite); a pipeline
  * runs whichever Node.js it has. On an older one the CLI runs itself again on a newer Node.js (see
  * node-fallback.ts) or, when none can be found, refuses with a message a person can act on. It also
- * keeps node:sqlite's "experimental" warning off every command's stderr, and gives `hangar server`
- * the V8 flags it runs with (runtime-flags.ts).
+ * keeps node:sqlite's "experimental" warning off every command's stderr, ends a rerun with the process
+ * that started it (rerun.ts), and gives `hangar server` the V8 flags it runs with (runtime-flags.ts).
  */
+import { endWithRerunParent } from './rerun';
 import { execWithNodeFlags } from './runtime-flags';
 
 const MINIMUM = [22, 12] as const;
@@ -29,6 +30,8 @@ process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
 }) as typeof process.emitWarning;
 
+// In this order: a server that replaces itself keeps the rerun's mark for its new image to read.
 execWithNodeFlags();
+endWithRerunParent();
 
 export {};

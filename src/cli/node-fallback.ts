@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { RERUN_MARK } from './rerun';
 import { missingNodeFlags } from './runtime-flags';
 
 /**
@@ -14,8 +15,6 @@ import { missingNodeFlags } from './runtime-flags';
  * HANGAR_NODE_DOWNLOAD=0 to forbid the download.
  */
 
-/** Set on the rerun: a Node.js that turns out to be too old as well must not start another. */
-const RERUN_MARK = 'HANGAR_NODE_RERUN';
 /** The major version downloaded from the npm registry. */
 const DOWNLOAD_MAJOR = '24';
 const DOWNLOAD_TIMEOUT_MS = 10 * 60_000;
@@ -131,7 +130,7 @@ export function rerunOnNewerNode(minimum: string, env: NodeJS.ProcessEnv = proce
   if (!node) return undefined;
   // With the server's V8 flags (runtime-flags.ts): the rerun would otherwise replace itself once more.
   const flags = missingNodeFlags(process.argv.slice(2), [], env.NODE_OPTIONS);
-  const res = spawnSync(node, [...flags, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, [RERUN_MARK]: '1' } });
+  const res = spawnSync(node, [...flags, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, [RERUN_MARK]: String(process.pid) } });
   if (res.error) {
     process.stderr.write(`hangar: running ${node} failed: ${res.error.message}\n`);
     return 1;
