@@ -1,8 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { childOf, HAS_PROC, isRunning } from '../helpers/processes';
 import { tempDir } from '../helpers/storage';
+import { until } from '../helpers/until';
 
 /**
  * A pipeline's Node.js may be older than the CLI needs (>= 22.12): the CLI then runs itself on a
@@ -61,7 +63,7 @@ function run(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string) 
   });
 
   // The rerun waits in spawnSync, which passes no signal on (src/cli/rerun.ts).
-  (existsSync('/proc/self/stat') ? test : test.skip)('a server run again on a newer Node.js stops when the process that started it is killed', async () => {
+  (HAS_PROC ? test : test.skip)('a server run again on a newer Node.js stops when the process that started it is killed', async () => {
     const args = ['server', '--dev', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0'];
     const parent = spawn(OLD_NODE!, [CLI, ...args], {
       env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '', XDG_CACHE_HOME: tempDir() },
@@ -69,31 +71,16 @@ function run(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string) 
     });
     let stderr = '';
     parent.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    for (let waited = 0; !/is ready/.test(stderr); waited += 100) {
-      if (waited > 60_000) throw new Error(`server not ready:\n${stderr}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    // A process's state and parent, from /proc; undefined once it is gone.
-    const stat = (pid: string) => {
-      try {
-        const [state, ppid] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        return { state, ppid: Number(ppid) };
-      } catch {
-        return undefined;
-      }
-    };
-    const server = readdirSync('/proc').find((pid) => /^\d+$/.test(pid) && stat(pid)?.ppid === parent.pid);
+    await until('the server to be ready', () => /is ready/.test(stderr), { ms: 60_000, detail: () => stderr });
+    const server = childOf(parent.pid!);
     expect(server).toBeDefined();
     parent.kill('SIGTERM');
     await once(parent, 'exit');
     try {
-      for (let waited = 0; (stat(server!)?.state ?? 'Z') !== 'Z'; waited += 100) {
-        if (waited > 10_000) throw new Error('the server outlived the process that started it');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await until('the server to stop after the process that started it', () => !isRunning(server!), { ms: 10_000 });
     } finally {
       // A server left behind would also hold this test's stderr pipe open.
-      if ((stat(server!)?.state ?? 'Z') !== 'Z') process.kill(Number(server), 'SIGKILL');
+      if (isRunning(server!)) process.kill(server!, 'SIGKILL');
     }
   });
 });

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingNodeFlags, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
 import { VERSION } from '../../src/engine/version';
 import { CLI, hangar, startServerProcess } from '../helpers/cli';
+import { childOf, commandLine, HAS_PROC } from '../helpers/processes';
 import { tempDir } from '../helpers/storage';
 
 /**
@@ -48,18 +49,8 @@ describe('the bundled CLI starts small', () => {
 
 /** The command line of `pid`'s youngest descendant (the server itself, when the CLI ran itself again on a newer Node.js). */
 function servingCommandLine(pid: number): string[] {
-  const parentOf = (p: string): number | undefined => {
-    try {
-      return Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
-    } catch {
-      return undefined; // gone meanwhile
-    }
-  };
-  for (;;) {
-    const child = readdirSync('/proc').find((p) => /^\d+$/.test(p) && parentOf(p) === pid);
-    if (!child) return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    pid = Number(child);
-  }
+  for (let child = childOf(pid); child !== undefined; child = childOf(pid)) pid = child;
+  return commandLine(pid);
 }
 
 /** src/cli/runtime-flags.ts: V8 reads its heap flags only at start, so `hangar server` starts with them. */
@@ -73,7 +64,7 @@ describe('hangar server runs with its V8 flags', () => {
     expect(missingNodeFlags(['server'], ['--enable-source-maps'], '--inspect --max-semi-space-size=16')).toEqual([]);
   });
 
-  const onLinux = existsSync('/proc/self/cmdline') ? test : test.skip;
+  const onLinux = HAS_PROC ? test : test.skip;
   onLinux('a server started without them runs with them, and one given its own value keeps it', async () => {
     const started = await startServerProcess(['--dev']);
     try {
