@@ -57,6 +57,7 @@ const entry = await build({
   legalComments: 'none',
   define: { HANGAR_CLI_HASH: JSON.stringify(hash) },
 });
+// The packed CLI on a line of its own, where src/cli/packed.ts looks for it.
 writeFileSync(
   'assets/hangar.cjs',
   `#!/usr/bin/env node\n${entry.outputFiles[0].text}/*! For license information please see ${basename('assets/hangar.cjs')}.LEGAL.txt */\n/*${packed}*/\n`,

@@ -13,6 +13,7 @@
 import './node-check';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { packedRange } from './packed';
 import { versionOutput } from './version-request';
 
 /** Hash of the packed CLI, set by scripts/bundle.mjs. */
@@ -21,9 +22,9 @@ declare const HANGAR_CLI_HASH: string;
 /** The CLI's source from the comment at the end of this file. */
 function unpack(): string {
   const self = readFileSync(__filename, 'latin1');
-  const start = self.lastIndexOf('/*') + 2;
+  const { start, end } = packedRange(self);
   const { brotliDecompressSync } = require('node:zlib') as typeof import('node:zlib');
-  return brotliDecompressSync(Buffer.from(self.slice(start, self.lastIndexOf('*/')), 'base64')).toString('utf8');
+  return brotliDecompressSync(Buffer.from(self.slice(start, end), 'base64')).toString('utf8');
 }
 
 function runCli(): void {

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { packedRange } from '../../src/cli/packed';
 import { missingNodeFlags, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
 import { VERSION } from '../../src/engine/version';
 import { CLI, hangar, startServerProcess } from '../helpers/cli';
@@ -15,9 +16,17 @@ describe('the bundled CLI starts small', () => {
   test('the entry answers --version and `version` itself and stays far smaller than the CLI it packs', () => {
     for (const args of [['--version'], ['version']]) expect(hangar(args)).toEqual({ code: 0, stdout: `hangar ${VERSION}\n`, stderr: '' });
     const source = readFileSync(CLI, 'latin1');
-    const entry = source.slice(0, source.lastIndexOf('/*'));
+    const entry = source.slice(0, packedRange(source).start);
     expect(entry.length).toBeLessThan(20_000);
     expect(statSync(CLI).size).toBeGreaterThan(100 * entry.length);
+  });
+
+  test('the packed CLI is found whatever its base64 ends with, a slash included', () => {
+    for (const packed of ['QUJD', 'QUI/', 'Pz8/Pw==']) {
+      const bundle = `#!/usr/bin/env node\n/* entry */ code();\n/*! license */\n/*${packed}*/\n`;
+      const { start, end } = packedRange(bundle);
+      expect(bundle.slice(start, end)).toBe(packed);
+    }
   });
 
   test('with NODE_COMPILE_CACHE the CLI is unpacked there once and runs the same as from memory', () => {
