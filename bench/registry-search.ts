@@ -1,7 +1,8 @@
 /**
  * Search over many boxes: p50/p99 of GET /api/v1/search (several query shapes), one request at a
  * time from autocannon in its own process, against `hangar server` on a data directory seeded with
- * N boxes (a released version each), next to a bare Fastify hello world measured the same way.
+ * N boxes (a released version each, both described in Markdown), next to a bare Fastify hello
+ * world measured the same way.
  *
  *   npx ts-node --transpile-only bench/registry-search.ts [--boxes 100000] [--seconds 3]
  */
@@ -36,9 +37,9 @@ async function main(): Promise<void> {
   const owners = Array.from({ length: 1000 }, (_, i) => ({ id: nextId(), username: `owner${i}` }));
   const insertOwner = db.prepare('INSERT INTO registry_owners (id, username, username_lower, kind, profile_markdown, created_at, updated_at) VALUES (?, ?, ?, \'user\', \'\', 0, 0)');
   const insertBox = db.prepare(`INSERT INTO registry_boxes (id, owner_id, name, name_lower, short_description, description_markdown, is_private, downloads,
-    current_version_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?)`);
+    current_version_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertVersion = db.prepare(`INSERT INTO registry_versions (id, box_id, version, sort_key, description_markdown, status, created_at, updated_at)
-    VALUES (?, ?, '1.0.0', ?, '', 'active', ?, ?)`);
+    VALUES (?, ?, '1.0.0', ?, ?, 'active', ?, ?)`);
   const insertProvider = db.prepare(`INSERT INTO registry_providers (id, version_id, name, name_lower, original_url, downloads, created_at, updated_at)
     VALUES (?, ?, ?, ?, 'https://example.com/x.box', 0, ?, ?)`);
   const insertTerm = db.prepare('INSERT INTO registry_box_terms (term, box_id) VALUES (?, ?)');
@@ -53,8 +54,10 @@ async function main(): Promise<void> {
     const box = nextId();
     const version = nextId();
     const at = 1_700_000_000_000 + i * 1000;
-    insertBox.run(box, owner.id, name, name, description, i % 10 === 0 ? 1 : 0, (i * 7919) % 100_000, version, at, at);
-    insertVersion.run(version, box, sortKey, at, at);
+    // Descriptions in Markdown, as published boxes have them: each answer renders them to HTML.
+    const markdown = `## ${name}\n\nA **${WORDS[(i * 3) % WORDS.length]}** box for [Vagrant](https://www.vagrantup.com), built with Packer:\n\n- ${description}\n- \`vagrant\` user, 20 GB disk\n`;
+    insertBox.run(box, owner.id, name, name, description, markdown, i % 10 === 0 ? 1 : 0, (i * 7919) % 100_000, version, at, at);
+    insertVersion.run(version, box, sortKey, `First release of *${name}*: see https://example.com/${name}/changelog.`, at, at);
     insertProvider.run(nextId(), version, PROVIDERS[i % 4], PROVIDERS[i % 4], at, at);
     // The terms and the search document the registry indexes for a box (registry/search-index.ts).
     const terms = boxTerms(owner.username, name, description);

@@ -1,5 +1,6 @@
 import type MarkdownIt from 'markdown-it';
 import type sanitizeHtml from 'sanitize-html';
+import { BoundedMap } from './bounded-map';
 
 // Raw HTML in Markdown is not rendered, and the output is sanitized again: descriptions are user input.
 // markdown-it and sanitize-html (with postcss and htmlparser2) are loaded on the first description
@@ -25,9 +26,24 @@ function defaultExport<T>(module: { default?: T } | T): T {
   return (module as { default?: T }).default ?? (module as T);
 }
 
+/**
+ * Rendered descriptions by source. Rendering one takes about 100 µs, and a search or list page
+ * shows up to 100 boxes with their current versions: without this, a page of described boxes
+ * costs up to 20 ms of rendering, each time it is read. Sources over MEMO_MAX_SOURCE are rendered
+ * every time, so the memo holds at most MEMO_ENTRIES x (source + HTML) of small texts.
+ */
+const MEMO_ENTRIES = 2048;
+const MEMO_MAX_SOURCE = 4096;
+const rendered = new BoundedMap<string, string>(MEMO_ENTRIES);
+
 /** Markdown to sanitized HTML. */
 export function renderMarkdown(source: string): string {
   if (!source) return '';
+  const memo = source.length <= MEMO_MAX_SOURCE;
+  const known = memo ? rendered.get(source) : undefined;
+  if (known !== undefined) return known;
   renderer ??= load();
-  return renderer.sanitize(renderer.markdown.render(source), renderer.allowed);
+  const html = renderer.sanitize(renderer.markdown.render(source), renderer.allowed);
+  if (memo) rendered.set(source, html);
+  return html;
 }
