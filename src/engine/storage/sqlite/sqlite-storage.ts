@@ -7,6 +7,13 @@ import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
 
 const BUSY_TIMEOUT_MS = 10_000;
+/**
+ * Each connection's page cache, in KiB (SQLite's default is 2 MiB). A search page of 100 boxes out
+ * of 1,100 matches reads about 1,300 pages: with 2 MiB they are read from the OS again on every
+ * search (6.1 ms of server CPU per search over 100,000 boxes, against 4.8 ms with 8 MiB). The
+ * cache grows only as pages are read, so a small database costs no more.
+ */
+const PAGE_CACHE_KIB = 8192;
 export const STATEMENTS_MAX = 1000;
 
 /**
@@ -28,6 +35,7 @@ class Connection {
 
   constructor(readonly sqlite: DatabaseSync) {
     sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    sqlite.exec(`PRAGMA cache_size = -${PAGE_CACHE_KIB}`);
   }
 
   run(sql: string): void {
