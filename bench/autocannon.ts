@@ -4,7 +4,8 @@ import { appendFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startBaseline } from './catalog-load';
 import { ownCpuMs } from './cpu';
-import { RunningServer, startServerProcess } from '../test/helpers/cli';
+import { startDevServer } from './util';
+import { RunningServer } from '../test/helpers/cli';
 import { findPostgresBin, startCluster, stopCluster } from '../test/setup/postgres';
 
 /**
@@ -182,7 +183,7 @@ export async function startHangar(
     cluster = await startCluster(bin);
     extra.push('--storage', 'postgres', '--postgres-url', cluster.url);
   }
-  const server = await startServerProcess(['--dev', '--dev-root-token', rootToken, ...extra], env);
+  const server = await startDevServer(rootToken, extra, env);
   return {
     ...server,
     async close() {

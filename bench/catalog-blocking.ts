@@ -12,8 +12,7 @@ import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { record } from './autocannon';
 import { peakRssMiB, rssMiB, startBaseline } from './catalog-load';
-import { percentile } from './util';
-import { startServerProcess } from '../test/helpers/cli';
+import { percentile, startDevServer } from './util';
 
 const TOKEN = 'bench-catalog-root';
 
@@ -95,7 +94,7 @@ async function baselineRun(clients: number): Promise<FanOut> {
 
 /** One fan-out against a fresh `hangar server --dev`: watchers of one KV key, one write. */
 async function hangarRun(clients: number): Promise<FanOut> {
-  const server = await startServerProcess(['--dev', '--dev-root-token', TOKEN]);
+  const server = await startDevServer(TOKEN);
   try {
     const put = (value: string) =>
       fetch(`${server.urls.catalog}/v1/kv/bench/watched`, { method: 'PUT', body: value, headers: { 'x-consul-token': TOKEN } });

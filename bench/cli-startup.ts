@@ -15,9 +15,9 @@ import { Resource } from '@cdktf/provider-null/lib/resource';
 import { Box, Hangar } from '../src';
 import { record } from './autocannon';
 import { ownCpuMs, reapedChildrenCpuMs } from './cpu';
-import { percentile, report, timeCommand } from './util';
+import { percentile, report, startDevServer, timeCommand } from './util';
 import { encodePayload } from '../src/reconcile/payload-format';
-import { hangar, startServerProcess, CLI } from '../test/helpers/cli';
+import { hangar, CLI } from '../test/helpers/cli';
 import { tempDir } from '../test/helpers/storage';
 import { terraformEnv, TerraformWorkspace } from '../test/helpers/terraform';
 
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
   measure('hangar apply, embedded (unchanged box)', node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded }, baseline);
   measure('hangar apply, embedded, compile cache', node, [CLI, 'apply'], runs, { HANGAR_PAYLOAD: embedded, ...cache }, baseline);
 
-  const server = await startServerProcess(['--dev', '--dev-root-token', 'bench-root']);
+  const server = await startDevServer('bench-root');
   try {
     hangar(['registry', 'create-user', 'acme', '--password', 'password123', '--address', server.urls.registry, '--token', 'bench-root']);
     const http = encodePayload({ v: 1, kind: 'registry.box', key: 'acme/one', connection: { endpoints: { registry: server.urls.registry } }, desired: {} });

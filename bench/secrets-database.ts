@@ -20,7 +20,8 @@ import { parseArgs } from 'node:util';
 import { Pool as PgPool } from 'pg';
 import { cpuMs } from './cpu';
 import { line, load, LoadResult, runBenchmark, secretsCaller } from './http-load';
-import { RunningServer, startServerProcess } from '../test/helpers/cli';
+import { startDevServer } from './util';
+import { RunningServer } from '../test/helpers/cli';
 import { startTargetPostgres } from '../test/helpers/postgres-target';
 
 const ROOT = 'bench-root-token';
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
 
     // Hangar as it runs in production: `hangar server` in its own process (the bundled CLI).
     execFileSync(process.execPath, [join(__dirname, '..', 'scripts', 'bundle.mjs')], { stdio: 'pipe' });
-    server = await startServerProcess(['--dev', '--dev-root-token', ROOT]);
+    server = await startDevServer(ROOT);
     const running = server;
     const http = secretsCaller(running.urls.secrets, ROOT, 1);
     await http.call('POST', 'database/config/pg', {

@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { rssMiB } from './catalog-load';
-import { percentile } from './util';
-import { startServerProcess } from '../test/helpers/cli';
+import { percentile, startDevServer } from './util';
 
 const ROOT = 'soak-root-token';
 
@@ -177,7 +176,7 @@ export async function* runLoad(
 /** Runs the soak; resolves to one row per interval. */
 export async function runSoak(options: SoakOptions): Promise<SoakRow[]> {
   const storage = options.postgresUrl ? ['--storage', 'postgres', '--postgres-url', options.postgresUrl] : [];
-  const server = await startServerProcess(['--dev', '--dev-root-token', ROOT, ...storage], UNLIMITED);
+  const server = await startDevServer(ROOT, storage, UNLIMITED);
   const rows: SoakRow[] = [];
   try {
     await prepareLoad(server.urls, ROOT, options.workers);

@@ -1,4 +1,13 @@
 import { spawnSync } from 'node:child_process';
+import { RunningServer, startServerProcess } from '../test/helpers/cli';
+
+/**
+ * `hangar server --dev` as the benchmarks run it: --dev for a known root token and a temporary data
+ * directory, at the log level a server runs at by default (info), not --dev's debug, which writes a
+ * line per request that no production server writes (bench/logging.ts measures what that costs).
+ */
+export const startDevServer = (rootToken: string, args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> =>
+  startServerProcess(['--dev', '--dev-root-token', rootToken, '--log-level', 'info', ...args], env);
 
 /** Runs a command `runs` times; returns the wall times in milliseconds, sorted. */
 export function timeCommand(cmd: string, args: readonly string[], runs: number, env: NodeJS.ProcessEnv = {}): number[] {
