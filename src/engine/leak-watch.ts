@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -8,8 +8,21 @@ import { join } from 'node:path';
  * generated passwords, private keys, secret values, wrapping tokens) in a file of its own there, never
  * in a log. After the run, test/setup/leak-scan.ts looks for the second in the first. Unset (always,
  * outside the test suite), nothing here runs.
+ *
+ * A directory counts only if it was made for this (prepareLeakWatchDir): the variable set by mistake
+ * on a real server, pointing anywhere else, records nothing.
  */
 export const LEAK_WATCH_VAR = 'HANGAR_LEAK_WATCH_DIR';
+
+/** The file that marks a directory as a leak watch's (made by prepareLeakWatchDir). */
+export const LEAK_WATCH_MARKER = '.hangar-leak-watch';
+
+/** Makes `dir` (owner-only) a leak watch's directory; returns it. */
+export function prepareLeakWatchDir(dir: string): string {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, LEAK_WATCH_MARKER), 'Captures of the test suite\'s leak watch (src/engine/leak-watch.ts).\n', { mode: 0o600 });
+  return dir;
+}
 
 /** What a recorded value is, as the scan names it (never the value itself). */
 export type SecretKind = 'token' | 'wrapping token' | 'password' | 'private key' | 'secret value' | 'jwt';
@@ -21,7 +34,6 @@ export const MIN_SECRET_LENGTH = 12;
 export const CAPTURE_FILES = { log: 'log-', audit: 'audit-', secrets: 'secrets-' } as const;
 
 export class LeakWatch {
-  private made = false;
   private readonly recorded = new Set<string>();
 
   constructor(readonly dir: string) {}
@@ -54,8 +66,6 @@ export class LeakWatch {
 
   /** Opened for each line (a few µs): jest loads this module anew for each test file, so kept descriptors would pile up. */
   private append(name: string, text: string): void {
-    if (!this.made) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    this.made = true;
     appendFileSync(join(this.dir, name), text, { mode: 0o600 });
   }
 }
@@ -63,11 +73,11 @@ export class LeakWatch {
 /** Read once: a process is watched from its start or not at all (and the request path pays no lookup). */
 let current: LeakWatch | null | undefined;
 
-/** The watch of this process, or undefined when the variable is not set (outside the test suite). */
+/** The watch of this process, or undefined when the variable does not name a prepared directory (outside the test suite). */
 export function leakWatch(): LeakWatch | undefined {
   if (current === undefined) {
     const dir = process.env[LEAK_WATCH_VAR];
-    current = dir ? new LeakWatch(dir) : null;
+    current = dir && existsSync(join(dir, LEAK_WATCH_MARKER)) ? new LeakWatch(dir) : null;
   }
   return current ?? undefined;
 }

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPostgresBin, startCluster } from './postgres';
-import { LEAK_WATCH_VAR } from '../../src/engine/leak-watch';
+import { LEAK_WATCH_VAR, prepareLeakWatchDir } from '../../src/engine/leak-watch';
 
 export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
 
@@ -16,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   // Every process of the run (workers, servers and CLIs they spawn) captures its log and audit lines
   // and records the secrets it handles here; the teardown scans the one for the other (leak-scan.ts).
   mkdirSync(join(root, '.cache'), { recursive: true });
-  process.env[LEAK_WATCH_VAR] = mkdtempSync(join(root, '.cache', 'leak-watch-'));
+  process.env[LEAK_WATCH_VAR] = prepareLeakWatchDir(mkdtempSync(join(root, '.cache', 'leak-watch-')));
 
   const bin = findPostgresBin();
   if (!bin) {

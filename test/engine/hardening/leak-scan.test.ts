@@ -1,7 +1,7 @@
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CAPTURE_FILES, LEAK_WATCH_VAR } from '../../../src/engine/leak-watch';
+import { CAPTURE_FILES, LEAK_WATCH_VAR, prepareLeakWatchDir } from '../../../src/engine/leak-watch';
 import { startServerProcess } from '../../helpers/cli';
 import { assertNoLeaks, FAKE_SECRET_MARK, readSecrets, scanLeaks, SecretIndex } from '../../setup/leak-scan';
 
@@ -23,11 +23,27 @@ describe('leak scan', () => {
     expect([...index.kindsIn('s3cr3t-value-000 and hvs.CAESIJ1abcdefghi and short')]).toEqual([]);
   });
 
+  test('a server whose variable names a directory not made for the watch records nothing there', async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'hangar-not-a-leak-watch-'));
+    try {
+      const server = await startServerProcess(['--dev', '--dev-root-token', 'leak-scan-root-2'], { [LEAK_WATCH_VAR]: elsewhere });
+      try {
+        const res = await fetch(`${server.urls.secrets}/v1/auth/token/create`, { method: 'POST', headers: { 'x-vault-token': 'leak-scan-root-2' }, body: '{}' });
+        expect(res.status).toBe(200);
+      } finally {
+        await server.stop();
+      }
+      expect(readdirSync(elsewhere)).toEqual([]);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
   describe('over a real server process', () => {
     let dir: string;
     let secrets: { token: string; kv: string; key: string };
     beforeAll(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'hangar-leak-scan-'));
+      dir = prepareLeakWatchDir(mkdtempSync(join(tmpdir(), 'hangar-leak-scan-')));
       const server = await startServerProcess(['--dev', '--dev-root-token', 'leak-scan-root', '--log-level', 'debug'], { [LEAK_WATCH_VAR]: dir });
       try {
         const call = async (method: string, path: string, body?: unknown) => {
