@@ -23,7 +23,7 @@ export function reapedChildrenCpuMs(): number {
 }
 
 /** The process and all its live descendants (a PostgreSQL postmaster and its backends). */
-function tree(root: number): number[] {
+export function tree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

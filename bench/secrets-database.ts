@@ -10,15 +10,21 @@
  * (Linux), which says what bounds the rate on a machine with few cores. The two phases take turns
  * `--runs` times and the ranges are printed: on a shared machine one pair of phases proves little.
  *
- *   npx ts-node --transpile-only bench/secrets-database.ts [--seconds 5] [--concurrency 8] [--runs 2]
+ * `--database-core N` gives PostgreSQL core N to itself (Linux, taskset) and everything else (the pg
+ * client, Hangar, autocannon) the other cores, in both phases: the database's own limit, as with a
+ * database on its own machine, where by default the three share the machine's cores and the rate
+ * says as much about Hangar's CPU as about the database.
+ *
+ *   npx ts-node --transpile-only bench/secrets-database.ts [--seconds 5] [--concurrency 8] [--runs 2] [--database-core 0]
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool as PgPool } from 'pg';
-import { cpuMs } from './cpu';
+import { cpuMs, tree } from './cpu';
 import { line, load, LoadResult, runBenchmark, secretsCaller } from './http-load';
 import { startDevServer } from './util';
 import { RunningServer } from '../test/helpers/cli';
@@ -89,6 +95,17 @@ function cpuPerPair(pairs: number, parts: ReadonlyArray<readonly [string, number
   return { text: `    CPU ms per pair: ${each.join(', ')}; total ${total.toFixed(2)}`, total };
 }
 
+/**
+ * PostgreSQL's processes on `core` (the backends it forks later inherit it), this process's threads on
+ * the other cores (the server and load generator it starts inherit them).
+ */
+function pinDatabase(postmaster: number, core: number): void {
+  const others = Array.from({ length: cpus().length }, (_, i) => i).filter((i) => i !== core);
+  if (!others.length || !cpus()[core]) throw new Error(`--database-core ${core}: this machine has cores 0-${cpus().length - 1}, and the rest needs one`);
+  for (const pid of tree(postmaster)) execFileSync('taskset', ['-a', '-pc', String(core), String(pid)], { stdio: 'ignore' });
+  execFileSync('taskset', ['-a', '-pc', others.join(','), String(process.pid)], { stdio: 'ignore' });
+}
+
 const delta = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? undefined : after - before);
 
 interface Phase {
@@ -107,16 +124,24 @@ const range = (xs: readonly number[], digits: number) => {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { seconds: { type: 'string', default: '5' }, concurrency: { type: 'string', default: '8' }, runs: { type: 'string', default: '2' } },
+    options: {
+      'seconds': { type: 'string', default: '5' },
+      'concurrency': { type: 'string', default: '8' },
+      'runs': { type: 'string', default: '2' },
+      'database-core': { type: 'string' },
+    },
   });
+  const databaseCore = values['database-core'] === undefined ? undefined : Number(values['database-core']);
   const seconds = Number(values.seconds);
   const concurrency = Number(values.concurrency);
   const runs = Math.max(1, Number(values.runs));
   console.log(
     `node ${process.version}, ${concurrency} concurrent clients, ${seconds} s per phase, ${runs} run(s) of both phases in turn, ` +
-      'Hangar: hangar server --dev (SQLite) in its own process, load from autocannon in another',
+      'Hangar: hangar server --dev (SQLite) in its own process, load from autocannon in another' +
+      (databaseCore === undefined ? '' : `; PostgreSQL alone on core ${databaseCore}, the rest on the others`),
   );
   const pg = await startTargetPostgres();
+  if (databaseCore !== undefined) pinDatabase(pg.pid, databaseCore);
   let server: RunningServer | undefined;
   // Each phase has only its own connections open: an idle backend still has to catch up with the
   // catalog changes (every CREATE/DROP ROLE) of the others.
