@@ -29,11 +29,12 @@ function defaultExport<T>(module: { default?: T } | T): T {
 /**
  * Rendered descriptions by source. Rendering one takes about 100 µs, and a search or list page
  * shows up to 100 boxes with their current versions: without this, a page of described boxes
- * costs up to 20 ms of rendering, each time it is read. Sources over MEMO_MAX_SOURCE are rendered
- * every time, so the memo holds at most MEMO_ENTRIES x (source + HTML) of small texts.
+ * costs up to 20 ms of rendering, each time it is read. 1,024 entries hold five such pages; sources
+ * over 2 KiB (rare for a description) are rendered every time, so however descriptions are written,
+ * the memo holds a few MiB at most.
  */
-const MEMO_ENTRIES = 2048;
-const MEMO_MAX_SOURCE = 4096;
+const MEMO_ENTRIES = 1024;
+const MEMO_MAX_SOURCE = 2048;
 const rendered = new BoundedMap<string, string>(MEMO_ENTRIES);
 
 /** Markdown to sanitized HTML. */
