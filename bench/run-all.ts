@@ -21,6 +21,8 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/registry-transfer.ts'],
   ['bench/secrets-kv.ts'],
   ['bench/secrets-pki.ts', '--seconds', '3'],
+  ['bench/secrets-database.ts', '--runs', '3', '--seconds', '4'],
+  ['bench/secrets-database.ts', '--runs', '3', '--seconds', '4', '--database-core', '0'],
 ];
 
 const cell = (v: string | undefined) => (v ?? '').replace(/\|/g, '\\|');

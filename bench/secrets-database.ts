@@ -24,9 +24,10 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Pool as PgPool } from 'pg';
+import { record } from './autocannon';
 import { cpuMs, tree } from './cpu';
 import { line, load, LoadResult, runBenchmark, secretsCaller } from './http-load';
-import { startDevServer } from './util';
+import { percentile, startDevServer } from './util';
 import { RunningServer } from '../test/helpers/cli';
 import { startTargetPostgres } from '../test/helpers/postgres-target';
 
@@ -235,6 +236,22 @@ async function main(): Promise<void> {
         console.log(`  PostgreSQL's part: baseline ${range(baselines.map((b) => b.postgres!), 2)}, Hangar ${range(hangars.map((h) => h.postgres!), 2)}`);
       }
     }
+    // One row for bench/results.md: the median run, every run's figures beside it.
+    const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+    const ratios = hangars.map((h, i) => h.result.rps / baselines[i].result.rps);
+    const perRun = (xs: readonly number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+    const withCpu = hangars.every((h, i) => h.cpu.total && baselines[i].cpu.total);
+    const cpuShares = withCpu ? hangars.map((h, i) => baselines[i].cpu.total! / h.cpu.total!) : undefined;
+    record({
+      group: 'secrets (sqlite): database credentials, issue + revoke',
+      name: databaseCore === undefined ? 'pairs/s, PostgreSQL sharing the 2 cores' : `pairs/s, PostgreSQL alone on core ${databaseCore}`,
+      figure: `${median(hangars.map((h) => h.result.rps)).toFixed(0)} pairs/s (runs ${perRun(hangars.map((h) => h.result.rps))})`,
+      baseline: `direct pg ${median(baselines.map((b) => b.result.rps)).toFixed(0)} pairs/s (runs ${perRun(baselines.map((b) => b.result.rps))})`,
+      ratio: median(ratios),
+      cpuRatio: cpuShares && median(cpuShares),
+      goal: 'median of the runs\' ratios >= 70% of the direct rate',
+      met: median(ratios) >= 0.7,
+    });
 
     // autocannon stops in the middle of pairs: the leases it did not revoke go by prefix.
     const admin = secretsCaller(running.urls.secrets, ROOT, 1);
