@@ -43,11 +43,15 @@ const CHILD = `
   const autocannon = require('autocannon');
   const o = JSON.parse(process.argv[1]);
   const headers = { 'content-type': 'application/json', 'x-vault-token': o.token };
+  // The first refused answer, to say what failed.
+  let refused;
+  const note = (path, status, body) => { if (status >= 300 && !refused) refused = { path, status, body: String(body).slice(0, 500) }; };
   const requests = [
     { method: 'GET', path: '/v1/database/creds/bench', headers,
-      onResponse: (status, body, context) => { if (status === 200) context.lease = JSON.parse(body).lease_id; } },
+      onResponse: (status, body, context) => { note('creds', status, body); if (status === 200) context.lease = JSON.parse(body).lease_id; } },
     { method: 'PUT', path: '/v1/sys/leases/revoke', headers,
-      setupRequest: (req, context) => (context.lease ? { ...req, body: JSON.stringify({ lease_id: context.lease }) } : undefined) },
+      setupRequest: (req, context) => (context.lease ? { ...req, body: JSON.stringify({ lease_id: context.lease }) } : undefined),
+      onResponse: (status, body) => note('revoke', status, body) },
   ];
   const start = process.cpuUsage();
   autocannon({ url: o.url, connections: o.connections, duration: o.seconds, requests }, (err, r) => {
@@ -56,7 +60,7 @@ const CHILD = `
     process.stdout.write(JSON.stringify({
       requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99,
       failed: r.non2xx + r.errors + r.timeouts + r.resets, cpuMs: (cpu.user + cpu.system) / 1000,
-      failures: { statusCodes: r.statusCodeStats, errors: r.errors, timeouts: r.timeouts, resets: r.resets },
+      failures: { statusCodes: r.statusCodeStats, errors: r.errors, timeouts: r.timeouts, resets: r.resets, first: refused },
     }));
   });
 `;
