@@ -36,6 +36,14 @@ const ROOT = 'bench-root-token';
 const CREATE = ['CREATE ROLE "{{name}}" WITH LOGIN PASSWORD \'{{password}}\' VALID UNTIL \'{{expiration}}\';', 'GRANT pg_read_all_data TO "{{name}}";'];
 const REVOKE = ['DROP ROLE IF EXISTS "{{name}}";'];
 
+/**
+ * PostgreSQL's own race between concurrent role DDL on its shared catalogs ("tuple concurrently
+ * deleted" or "updated"), which both phases can meet about once in a few thousand pairs: counted and
+ * printed, not a failure of the run. Hangar answers it with a 400 and keeps the lease marked, so its
+ * background job drops the user later (docs/secrets-database.md).
+ */
+const CATALOG_RACE = 'tuple concurrently';
+
 // The load generator, in its own process: each autocannon connection asks for credentials, then
 // revokes their lease (the id from the first answer goes into the second request's body). Prints
 // its result and its own CPU time as JSON.
@@ -45,7 +53,11 @@ const CHILD = `
   const headers = { 'content-type': 'application/json', 'x-vault-token': o.token };
   // The first refused answer, to say what failed.
   let refused;
-  const note = (path, status, body) => { if (status >= 300 && !refused) refused = { path, status, body: String(body).slice(0, 500) }; };
+  let races = 0;
+  const note = (path, status, body) => {
+    if (status >= 300 && String(body).includes(${JSON.stringify(CATALOG_RACE)})) races++;
+    else if (status >= 300 && !refused) refused = { path, status, body: String(body).slice(0, 500) };
+  };
   const requests = [
     { method: 'GET', path: '/v1/database/creds/bench', headers,
       onResponse: (status, body, context) => { note('creds', status, body); if (status === 200) context.lease = JSON.parse(body).lease_id; } },
@@ -59,7 +71,7 @@ const CHILD = `
     const cpu = process.cpuUsage(start);
     process.stdout.write(JSON.stringify({
       requests: r.requests.total, seconds: r.duration, p50: r.latency.p50, p99: r.latency.p99,
-      failed: r.non2xx + r.errors + r.timeouts + r.resets, cpuMs: (cpu.user + cpu.system) / 1000,
+      failed: r.non2xx - races + r.errors + r.timeouts + r.resets, races, cpuMs: (cpu.user + cpu.system) / 1000,
       failures: { statusCodes: r.statusCodeStats, errors: r.errors, timeouts: r.timeouts, resets: r.resets, first: refused },
     }));
   });
@@ -71,6 +83,8 @@ interface ChildResult {
   readonly p50: number;
   readonly p99: number;
   readonly failed: number;
+  /** Answers refused for PostgreSQL's catalog race (CATALOG_RACE). */
+  readonly races: number;
   readonly cpuMs: number;
   /** What failed, when something did: answers by status code, connection errors, timeouts, resets. */
   readonly failures: unknown;
@@ -88,6 +102,7 @@ async function pairsLoad(url: string, seconds: number, connections: number): Pro
   if (code !== 0) throw new Error(`the load generator exited with ${code}`);
   const r = JSON.parse(out) as ChildResult;
   if (r.failed) throw new Error(`${r.failed} of ${r.requests} requests failed: ${JSON.stringify(r.failures)}`);
+  if (r.races) console.log(`    PostgreSQL's catalog race (${CATALOG_RACE} ...): ${r.races} of ${r.requests} requests`);
   const pairs = Math.floor(r.requests / 2);
   return { result: { rps: pairs / (r.seconds || seconds), p50: r.p50, p99: r.p99, count: pairs }, clientCpuMs: r.cpuMs };
 }
@@ -156,7 +171,15 @@ async function main(): Promise<void> {
     const fill = (stmts: string[], name: string, password: string, until: string) =>
       stmts.map((s) => s.replace(/\{\{name\}\}/g, name).replace(/\{\{password\}\}/g, password).replace(/\{\{expiration\}\}/g, until));
     // As the engine runs them: the statements of one transaction in one message (one round trip).
-    const tx = async (queries: string[]) => void (await direct!.query(queries.join(';\n')));
+    let races = 0;
+    const tx = async (queries: string[]) => {
+      try {
+        await direct!.query(queries.join(';\n'));
+      } catch (err) {
+        if (!String((err as Error).message).includes(CATALOG_RACE)) throw err;
+        races++;
+      }
+    };
     const pair = async () => {
       const name = `b-${randomBytes(8).toString('hex')}`;
       const until = new Date(Date.now() + 3_600_000).toISOString();
@@ -168,7 +191,9 @@ async function main(): Promise<void> {
       // Warm-up, not measured: the pool's connections log in (SCRAM).
       await load(1, concurrency, pair);
       const [pgBefore, meBefore] = [cpuMs(pg.pid), process.cpuUsage()];
+      races = 0;
       const result = await load(seconds, concurrency, pair);
+      if (races) console.log(`    PostgreSQL's catalog race (${CATALOG_RACE} ...): ${races} of ${result.count * 2} transactions`);
       const postgres = delta(pgBefore, cpuMs(pg.pid));
       const me = process.cpuUsage(meBefore);
       await direct.end();
