@@ -12,7 +12,7 @@ import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { record } from './autocannon';
 import { peakRssMiB, rssMiB, startBaseline } from './catalog-load';
-import { percentile, startDevServer } from './util';
+import { median, startDevServer, summary } from './util';
 
 const TOKEN = 'bench-catalog-root';
 
@@ -108,14 +108,6 @@ async function hangarRun(clients: number): Promise<FanOut> {
   } finally {
     await server.stop();
   }
-}
-
-const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
-
-/** The median and, with several runs, every run's value: "450 ms (runs 420, 450, 527)". */
-function summary(values: readonly number[], unit: string): string {
-  const each = values.length > 1 ? ` (runs ${values.map((v) => v.toFixed(0)).join(', ')})` : '';
-  return `${median(values).toFixed(0)} ${unit}${each}`;
 }
 
 async function main(): Promise<void> {

@@ -1,24 +1,18 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { statFields } from '../test/helpers/processes';
 
 /** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
 const TICKS_PER_SECOND = 100;
 
 /** utime + stime + cutime + cstime of one process, in ms (0 when it is gone). */
 export function ownCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The fields after the command name (which may hold spaces), from field 3 (state) on.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_SECOND;
-  } catch {
-    return 0;
-  }
+  const f = statFields(pid);
+  return f ? ((Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_SECOND : 0;
 }
 
 /** CPU time (user + system, ms) of this process's children that have exited and been waited for. */
 export function reapedChildrenCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const f = statFields('self')!;
   return ((Number(f[13]) + Number(f[14])) * 1000) / TICKS_PER_SECOND;
 }
 
@@ -26,14 +20,10 @@ export function reapedChildrenCpuMs(): number {
 export function tree(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // exited meanwhile
-    }
+    const fields = /^\d+$/.test(entry) ? statFields(Number(entry)) : undefined;
+    if (!fields) continue; // not a process, or exited meanwhile
+    const ppid = Number(fields[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
   }
   const all = [root];
   for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i]) ?? []));

@@ -27,7 +27,7 @@ import { Pool as PgPool } from 'pg';
 import { record } from './autocannon';
 import { cpuMs, tree } from './cpu';
 import { line, load, LoadResult, runBenchmark, secretsCaller } from './http-load';
-import { percentile, startDevServer } from './util';
+import { median, startDevServer, summary } from './util';
 import { RunningServer } from '../test/helpers/cli';
 import { startTargetPostgres } from '../test/helpers/postgres-target';
 
@@ -256,26 +256,23 @@ async function main(): Promise<void> {
         console.log(`    CPU-bound share (baseline CPU per pair / Hangar's): ${((baseline.cpu.total / hangar.cpu.total) * 100).toFixed(1)}%`);
       }
     }
+    // Each run's rate ratio and CPU-bound share, printed as ranges and recorded as medians.
+    const ratios = hangars.map((h, i) => h.result.rps / baselines[i].result.rps);
+    const withCpu = hangars.every((h, i) => h.cpu.total && baselines[i].cpu.total);
+    const cpuShares = withCpu ? hangars.map((h, i) => baselines[i].cpu.total! / h.cpu.total!) : undefined;
+    const percent = (xs: readonly number[]) => xs.map((x) => x * 100);
     if (runs > 1) {
-      const shares = hangars.map((h, i) => (h.result.rps / baselines[i].result.rps) * 100);
-      console.log(`over ${runs} runs: Hangar at ${range(shares, 1)}% of the direct rate`);
-      if (hangars.every((h, i) => h.cpu.total && baselines[i].cpu.total)) {
-        const cpuShares = hangars.map((h, i) => (baselines[i].cpu.total! / h.cpu.total!) * 100);
-        console.log(`  CPU-bound share ${range(cpuShares, 1)}%; CPU ms per pair: baseline ${range(baselines.map((b) => b.cpu.total!), 2)}, Hangar ${range(hangars.map((h) => h.cpu.total!), 2)}`);
+      console.log(`over ${runs} runs: Hangar at ${range(percent(ratios), 1)}% of the direct rate`);
+      if (cpuShares) {
+        console.log(`  CPU-bound share ${range(percent(cpuShares), 1)}%; CPU ms per pair: baseline ${range(baselines.map((b) => b.cpu.total!), 2)}, Hangar ${range(hangars.map((h) => h.cpu.total!), 2)}`);
         console.log(`  PostgreSQL's part: baseline ${range(baselines.map((b) => b.postgres!), 2)}, Hangar ${range(hangars.map((h) => h.postgres!), 2)}`);
       }
     }
-    // One row for bench/results.md: the median run, every run's figures beside it.
-    const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50);
-    const ratios = hangars.map((h, i) => h.result.rps / baselines[i].result.rps);
-    const perRun = (xs: readonly number[]) => xs.map((x) => x.toFixed(0)).join(', ');
-    const withCpu = hangars.every((h, i) => h.cpu.total && baselines[i].cpu.total);
-    const cpuShares = withCpu ? hangars.map((h, i) => baselines[i].cpu.total! / h.cpu.total!) : undefined;
     record({
       group: 'secrets (sqlite): database credentials, issue + revoke',
       name: databaseCore === undefined ? 'pairs/s, PostgreSQL sharing the 2 cores' : `pairs/s, PostgreSQL alone on core ${databaseCore}`,
-      figure: `${median(hangars.map((h) => h.result.rps)).toFixed(0)} pairs/s (runs ${perRun(hangars.map((h) => h.result.rps))})`,
-      baseline: `direct pg ${median(baselines.map((b) => b.result.rps)).toFixed(0)} pairs/s (runs ${perRun(baselines.map((b) => b.result.rps))})`,
+      figure: summary(hangars.map((h) => h.result.rps), 'pairs/s'),
+      baseline: `direct pg ${summary(baselines.map((b) => b.result.rps), 'pairs/s')}`,
       ratio: median(ratios),
       cpuRatio: cpuShares && median(cpuShares),
       goal: 'median of the runs\' ratios >= 70% of the direct rate',

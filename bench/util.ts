@@ -26,6 +26,14 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+export const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+
+/** The median and, with several runs, every run's value: "450 ms (runs 420, 450, 527)". */
+export function summary(values: readonly number[], unit: string): string {
+  const each = values.length > 1 ? ` (runs ${values.map((v) => v.toFixed(0)).join(', ')})` : '';
+  return `${median(values).toFixed(0)} ${unit}${each}`;
+}
+
 /** One line of a results table: name, figures, and the ratio to the baseline. */
 export function report(name: string, sorted: readonly number[], baseline?: readonly number[]): void {
   const p50 = percentile(sorted, 50);

@@ -3,19 +3,28 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 /** Whether this machine shows its processes in /proc (Linux); the tests below need it. */
 export const HAS_PROC = existsSync('/proc/self/stat');
 
-/** A process's state letter and parent from /proc; undefined once it is gone. */
-function stat(pid: number | string): { state: string; ppid: number } | undefined {
+/**
+ * The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses),
+ * from field 3 (the state letter) on; undefined once the process is gone.
+ */
+export function statFields(pid: number | 'self'): string[] | undefined {
   try {
-    const [state, ppid] = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return { state, ppid: Number(ppid) };
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
 }
 
+/** A process's state letter and parent from /proc; undefined once it is gone. */
+function stat(pid: number): { state: string; ppid: number } | undefined {
+  const fields = statFields(pid);
+  return fields && { state: fields[0], ppid: Number(fields[1]) };
+}
+
 /** A child of `pid`, if it has one. */
 export function childOf(pid: number): number | undefined {
-  const child = readdirSync('/proc').find((p) => /^\d+$/.test(p) && stat(p)?.ppid === pid);
+  const child = readdirSync('/proc').find((p) => /^\d+$/.test(p) && stat(Number(p))?.ppid === pid);
   return child === undefined ? undefined : Number(child);
 }
 
