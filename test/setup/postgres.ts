@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'nod
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HAS_PROC, isRunning } from '../helpers/processes';
 
 /** A private PostgreSQL cluster for the tests: its own directory, port and superuser. */
 export interface TestCluster {
@@ -82,18 +83,24 @@ async function waitForPostgres(url: string): Promise<void> {
 
 export function stopCluster(cluster: TestCluster): void {
   try {
-    process.kill(cluster.pid, 'SIGINT');
+    // The process group (postgres was spawned detached): as root, `pid` is the runuser wrapper, which
+    // does not pass SIGINT on, and a postmaster signalled through it alone outlived its deleted directory.
+    process.kill(-cluster.pid, 'SIGINT');
   } catch {
     // already gone
   }
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
+  // Our own child: once exited it stays a zombie until the event loop reaps it, which this
+  // synchronous wait does not let happen, so a zombie counts as gone.
+  const alive = () => {
+    if (HAS_PROC) return isRunning(cluster.pid);
     try {
       process.kill(cluster.pid, 0);
+      return true;
     } catch {
-      break;
+      return false;
     }
-    execFileSync('sleep', ['0.1']);
-  }
+  };
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && alive()) execFileSync('sleep', ['0.1']);
   rmSync(cluster.dir, { recursive: true, force: true });
 }
