@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { RERUN_MARK } from './rerun';
-import { missingNodeFlags } from './runtime-flags';
+import { missingNodeFlags, missingServerEnv } from './runtime-flags';
 
 /**
  * When the CLI starts on a Node.js too old for it (a pipeline's Node 20, say), it runs itself again
@@ -128,9 +128,13 @@ export function rerunOnNewerNode(minimum: string, env: NodeJS.ProcessEnv = proce
   if (env[RERUN_MARK]) return undefined;
   const node = newerNode(minimum, env);
   if (!node) return undefined;
-  // With the server's V8 flags (runtime-flags.ts): the rerun would otherwise replace itself once more.
-  const flags = missingNodeFlags(process.argv.slice(2), [], env.NODE_OPTIONS);
-  const res = spawnSync(node, [...flags, process.argv[1], ...process.argv.slice(2)], { stdio: 'inherit', env: { ...env, [RERUN_MARK]: String(process.pid) } });
+  // With the server's V8 flags and malloc setting (runtime-flags.ts): the rerun would otherwise replace itself once more.
+  const argv = process.argv.slice(2);
+  const flags = missingNodeFlags(argv, [], env.NODE_OPTIONS);
+  const res = spawnSync(node, [...flags, process.argv[1], ...argv], {
+    stdio: 'inherit',
+    env: { ...(missingServerEnv(argv, env) ?? env), [RERUN_MARK]: String(process.pid) },
+  });
   if (res.error) {
     process.stderr.write(`hangar: running ${node} failed: ${res.error.message}\n`);
     return 1;

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packedRange } from '../../src/cli/packed';
-import { missingNodeFlags, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
+import { missingNodeFlags, missingServerEnv, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
 import { VERSION } from '../../src/engine/version';
 import { CLI, hangar, startServerProcess } from '../helpers/cli';
-import { childOf, commandLine, HAS_PROC } from '../helpers/processes';
+import { childOf, commandLine, environment, HAS_PROC } from '../helpers/processes';
 import { tempDir } from '../helpers/storage';
 
 /**
@@ -56,11 +56,14 @@ describe('the bundled CLI starts small', () => {
   });
 });
 
-/** The command line of `pid`'s youngest descendant (the server itself, when the CLI ran itself again on a newer Node.js). */
-function servingCommandLine(pid: number): string[] {
+/** `pid`'s youngest descendant: the server itself, when the CLI ran itself again on a newer Node.js. */
+function servingPid(pid: number): number {
   for (let child = childOf(pid); child !== undefined; child = childOf(pid)) pid = child;
-  return commandLine(pid);
+  return pid;
 }
+
+/** The serving process's command line. */
+const servingCommandLine = (pid: number): string[] => commandLine(servingPid(pid));
 
 /** src/cli/runtime-flags.ts: V8 reads its heap flags only at start, so `hangar server` starts with them. */
 describe('hangar server runs with its V8 flags', () => {
@@ -69,8 +72,21 @@ describe('hangar server runs with its V8 flags', () => {
     expect(missingNodeFlags(['status'], [])).toEqual([]);
     expect(missingNodeFlags(['server', '--help'], [])).toEqual([]);
     // The operator's own value, however spelled, wins.
-    expect(missingNodeFlags(['server'], ['--max_semi_space_size=32'])).toEqual([]);
-    expect(missingNodeFlags(['server'], ['--enable-source-maps'], '--inspect --max-semi-space-size=16')).toEqual([]);
+    expect(missingNodeFlags(['server'], ['--max_semi_space_size=32', '--heap-growing-percent=20'])).toEqual([]);
+    expect(missingNodeFlags(['server'], ['--enable-source-maps'], '--inspect --max-semi-space-size=16 --heap_growing_percent=80')).toEqual([]);
+    expect(missingNodeFlags(['server'], ['--max-semi-space-size=16'])).toEqual(['--heap-growing-percent=100']);
+  });
+
+  test('and with an arena limit for malloc, unless the operator set one', () => {
+    expect(missingServerEnv(['server'], { PATH: '/bin' })).toEqual({ PATH: '/bin', GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' });
+    // Other tunables are kept, the limit added after them.
+    expect(missingServerEnv(['server'], { GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' })).toEqual({
+      GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0:glibc.malloc.arena_max=2',
+    });
+    expect(missingServerEnv(['server'], { GLIBC_TUNABLES: 'glibc.malloc.arena_max=8' })).toBeUndefined();
+    expect(missingServerEnv(['server'], { MALLOC_ARENA_MAX: '4' })).toBeUndefined();
+    expect(missingServerEnv(['status'], {})).toBeUndefined();
+    expect(missingServerEnv(['server', '--help'], {})).toBeUndefined();
   });
 
   const onLinux = HAS_PROC ? test : test.skip;
@@ -78,6 +94,7 @@ describe('hangar server runs with its V8 flags', () => {
     const started = await startServerProcess(['--dev']);
     try {
       expect(servingCommandLine(started.process.pid!)).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS, CLI, 'server']));
+      expect(environment(servingPid(started.process.pid!))).toContain('GLIBC_TUNABLES=glibc.malloc.arena_max=2');
     } finally {
       await started.stop();
     }

@@ -33,3 +33,6 @@ export const isRunning = (pid: number): boolean => (stat(pid)?.state ?? 'Z') !==
 
 /** `pid`'s command line, as its arguments. */
 export const commandLine = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+
+/** The environment `pid` started with (Linux), as NAME=value strings. */
+export const environment = (pid: number): string[] => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
