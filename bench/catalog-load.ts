@@ -1,6 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * Shared by the catalog benchmarks: a bare Fastify server in its own process (the baseline), and
@@ -29,6 +29,14 @@ export async function startBaseline(): Promise<{ child: ChildProcess; url: strin
 export function peakRssMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/**
+ * Starts a process's peak RSS (VmHWM) again from its current RSS (Linux: 5 written to clear_refs),
+ * so that a later peakRssMiB covers only what ran after.
+ */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** Current resident set size of a process (VmRSS), in MiB. */

@@ -1,9 +1,10 @@
 import { createHash, Hash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { pipeline as pipe, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { releaseAsStreamed } from './release';
 
 export const CHECKSUM_TYPES = ['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const;
 export type ChecksumType = (typeof CHECKSUM_TYPES)[number];
@@ -61,11 +62,13 @@ export class BlobStore {
     const tmp = join(tmpDir, `${id}.partial`);
     const hash = createHash(digestType);
     let size = 0;
+    const release = releaseAsStreamed();
     const meter = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
         if (size > maxBytes) return done(new BlobTooLarge(maxBytes));
         hash.update(chunk);
+        release(chunk.length);
         done(null, chunk);
       },
     });
@@ -104,8 +107,17 @@ export class BlobStore {
    * A read stream of bytes start..end (inclusive), for downloads and Range requests, in chunks of
    * READ_CHUNK bytes: a sixteenth of the reads and socket writes of the default 64 KiB.
    */
-  read(id: string, range?: { start: number; end: number }): ReadStream {
-    return createReadStream(this.path(id), { ...range, highWaterMark: READ_CHUNK });
+  read(id: string, range?: { start: number; end: number }): Readable {
+    const release = releaseAsStreamed();
+    const counted = new Transform({
+      highWaterMark: READ_CHUNK,
+      transform(chunk: Buffer, _encoding, done) {
+        release(chunk.length);
+        done(null, chunk);
+      },
+    });
+    // pipeline, not pipe: a failed read fails the answer, and an answer cut short closes the file.
+    return pipe(createReadStream(this.path(id), { ...range, highWaterMark: READ_CHUNK }), counted, () => undefined);
   }
 
   /**
