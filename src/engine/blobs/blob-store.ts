@@ -2,7 +2,7 @@ import { createHash, Hash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline as pipe, Readable, Transform } from 'node:stream';
+import { pipeline as streamPipeline, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { releaseAsStreamed } from './release';
 
@@ -116,8 +116,8 @@ export class BlobStore {
         done(null, chunk);
       },
     });
-    // pipeline, not pipe: a failed read fails the answer, and an answer cut short closes the file.
-    return pipe(createReadStream(this.path(id), { ...range, highWaterMark: READ_CHUNK }), counted, () => undefined);
+    // A pipeline, not .pipe(): a failed read fails the answer, and an answer cut short closes the file.
+    return streamPipeline(createReadStream(this.path(id), { ...range, highWaterMark: READ_CHUNK }), counted, () => undefined);
   }
 
   /**
