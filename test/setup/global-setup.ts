@@ -1,10 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findPostgresBin, startCluster } from './postgres';
 import { LEAK_WATCH_VAR, prepareLeakWatchDir } from '../../src/engine/leak-watch';
 
 export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
+
+/** Set to the run's temporary directory, which the teardown removes whole. */
+export const RUN_TMP_VAR = 'HANGAR_TEST_RUN_TMP';
 
 /**
  * Once per test run: the bundled CLI is built (tests run it as users do) and a private PostgreSQL
@@ -17,6 +21,13 @@ export default async function globalSetup(): Promise<void> {
   // and records the secrets it handles here; the teardown scans the one for the other (leak-scan.ts).
   mkdirSync(join(root, '.cache'), { recursive: true });
   process.env[LEAK_WATCH_VAR] = prepareLeakWatchDir(mkdtempSync(join(root, '.cache', 'leak-watch-')));
+  // Every temporary file and directory of the run (tests, servers, CLIs, Terraform, the client
+  // suites) goes under one directory that the teardown removes, however a test ends: TMPDIR is what
+  // Node's os.tmpdir(), Go and Python read. Open to all like /tmp, since PostgreSQL runs as another user.
+  const runTmp = mkdtempSync(join(tmpdir(), 'hangar-run-'));
+  chmodSync(runTmp, 0o1777);
+  process.env[RUN_TMP_VAR] = runTmp;
+  process.env.TMPDIR = runTmp;
 
   const bin = findPostgresBin();
   if (!bin) {

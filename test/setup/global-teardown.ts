@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { STATE_FILE } from './global-setup';
+import { RUN_TMP_VAR, STATE_FILE } from './global-setup';
 import { assertNoLeaks } from './leak-scan';
 import { stopCluster, TestCluster } from './postgres';
 import { LEAK_WATCH_VAR } from '../../src/engine/leak-watch';
@@ -12,6 +12,8 @@ export default async function globalTeardown(): Promise<void> {
     if (existsSync(STATE_FILE) && (JSON.parse(readFileSync(STATE_FILE, 'utf8')) as TestCluster).pid === own.pid) rmSync(STATE_FILE, { force: true });
   }
   checkNoLeaks();
+  const runTmp = process.env[RUN_TMP_VAR];
+  if (runTmp) rmSync(runTmp, { recursive: true, force: true });
 }
 
 /** Issue 18: no token or secret in plaintext in any log or audit line of the whole run (leak-scan.ts). */
