@@ -81,13 +81,29 @@ function publicLine(key: KeyObject): string {
  * An imported CA key pair: the private key in PEM (PKCS#1, SEC1, PKCS#8) or OpenSSH format, and a
  * public key that must be its own.
  */
+/**
+ * A key sshpk parsed (OpenSSH's own format, which node:crypto does not read) as a KeyObject, through
+ * PKCS#8. Not for Ed25519: sshpk drops a seed's leading zero byte there when the next is under 0x80,
+ * which node:crypto refuses (one `ssh-keygen -t ed25519` key in about 600), so its raw parts go
+ * through a JWK instead.
+ */
+function fromSshpk(parsed: sshpk.PrivateKey): KeyObject {
+  if (parsed.type !== 'ed25519') return createPrivateKey(parsed.toBuffer('pkcs8', {}).toString());
+  const { k, A } = (parsed as unknown as { part: Record<string, { data: Buffer }> }).part;
+  // The seed and the public key are 32 bytes each; sshpk may hold them with a zero byte more or
+  // fewer in front, and the seed followed by the public key as OpenSSH stores it.
+  const raw = (data: Buffer) => Buffer.concat([Buffer.alloc(32), data]).subarray(-32).toString('base64url');
+  const seed = k.data.length === 64 ? k.data.subarray(0, 32) : k.data;
+  return createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: raw(seed), x: raw(A.data) }, format: 'jwk' });
+}
+
 export function importKeys(privateKey: string, publicKey: string): KeyPair {
   let key: KeyObject;
   try {
     key = createPrivateKey(privateKey);
   } catch {
     try {
-      key = createPrivateKey(sshpk.parsePrivateKey(privateKey, 'auto').toBuffer('pkcs8', {}).toString());
+      key = fromSshpk(sshpk.parsePrivateKey(privateKey, 'auto'));
     } catch (err) {
       throw badInput(`private_key: unable to parse it as an SSH private key (${(err as Error).message.split('\n')[0]})`);
     }
