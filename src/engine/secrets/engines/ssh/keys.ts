@@ -78,10 +78,6 @@ function publicLine(key: KeyObject): string {
 }
 
 /**
- * An imported CA key pair: the private key in PEM (PKCS#1, SEC1, PKCS#8) or OpenSSH format, and a
- * public key that must be its own.
- */
-/**
  * A key sshpk parsed (OpenSSH's own format, which node:crypto does not read) as a KeyObject, through
  * PKCS#8. Not for Ed25519: sshpk drops a seed's leading zero byte there when the next is under 0x80,
  * which node:crypto refuses (one `ssh-keygen -t ed25519` key in about 600), so its raw parts go
@@ -97,6 +93,10 @@ function fromSshpk(parsed: sshpk.PrivateKey): KeyObject {
   return createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', d: raw(seed), x: raw(A.data) }, format: 'jwk' });
 }
 
+/**
+ * An imported CA key pair: the private key in PEM (PKCS#1, SEC1, PKCS#8) or OpenSSH format, and a
+ * public key that must be its own.
+ */
 export function importKeys(privateKey: string, publicKey: string): KeyPair {
   let key: KeyObject;
   try {
