@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ts from 'typescript';
 import { expectDeployCycle, runCdkCli } from '../helpers/cdk-cli';
+import { freshNpmApp } from '../helpers/npm-app';
 import { tempDir } from '../helpers/storage';
 import { terraformEnv } from '../helpers/terraform';
 
@@ -26,7 +27,7 @@ const run = (cmd: string, args: string[], cwd: string) =>
  */
 (available ? describe : describe.skip)('the real cdktn CLI (CDK Terrain)', () => {
   jest.setTimeout(15 * 60_000);
-  const app = tempDir('hangar-cdktn-app-');
+  let app: string;
 
   beforeAll(() => {
     const projen = join(ROOT, 'node_modules', '.bin', 'projen');
@@ -36,8 +37,7 @@ const run = (cmd: string, args: string[], cwd: string) =>
     run(process.execPath, [join(ROOT, 'scripts', 'cdktn-sources.mjs'), 'pack', dist], PROJECT);
     const tarball = readdirSync(dist).find((f) => f.endsWith('.tgz'))!;
     const versions = JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, version: '0.0.0' }));
-    run('npm', ['install', '--no-audit', '--no-fund', '--silent', join(dist, tarball), `cdktn@${versions.cdktn}`, `constructs@${versions.constructs}`], app);
+    app = freshNpmApp('hangar-cdktn-app-', [join(dist, tarball), `cdktn@${versions.cdktn}`, `constructs@${versions.constructs}`]);
 
     const example = readFileSync(join(EXAMPLE, 'main.ts'), 'utf8').replace("from 'cdktf'", "from 'cdktn'").replace("from '../../src'", "from 'hangar-cdktn'");
     const compiled = ts.transpileModule(example, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freshNpmApp } from '../helpers/npm-app';
 import { tempDir } from '../helpers/storage';
 
 const ROOT = join(__dirname, '..', '..');
@@ -29,11 +30,9 @@ describe('published packages', () => {
   test('the npm tarball installs into a fresh CDKTF app, which synthesizes custom resources with the bundled CLI', () => {
     const tarball = readdirSync(join(dist, 'js')).find((f) => f.endsWith('.tgz'));
     expect(tarball).toBeDefined();
-    const app = tempDir('hangar-npm-app-');
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, version: '0.0.0' }));
     const versions = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--silent', join(dist, 'js', tarball!),
-      `cdktf@${versions.cdktf}`, `constructs@${versions.constructs}`, `@cdktf/provider-null@${versions['@cdktf/provider-null']}`], { cwd: app, stdio: 'pipe', timeout: 10 * 60_000 });
+    const app = freshNpmApp('hangar-npm-app-', [join(dist, 'js', tarball!),
+      `cdktf@${versions.cdktf}`, `constructs@${versions.constructs}`, `@cdktf/provider-null@${versions['@cdktf/provider-null']}`]);
     writeFileSync(join(app, 'main.js'), [
       "const { App, TerraformStack } = require('cdktf');",
       "const { Hangar, Box, Namespace } = require('hangar-cdktf');",

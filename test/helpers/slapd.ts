@@ -1,9 +1,9 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { tempDir } from './storage';
+import { freePort } from '../setup/postgres';
 
 const run = promisify(execFile);
 const SLAPD = '/usr/sbin/slapd';
@@ -47,16 +47,6 @@ export function haveSlapd(): boolean {
   return found;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** Attributes of Active Directory, under a private test arc (1.3.6.1.4.1.55555.14), for the AD dialect. */
 const AD_SCHEMA = `
