@@ -3,14 +3,17 @@
  * CLI, SQLite or a private PostgreSQL) in its own process, autocannon (-c 50) in another, and a
  * bare Fastify hello world started the same way as the baseline, in the same run. JWT login is
  * also held to a raw ES256 verify loop (node:crypto, this process, one core). Loopback only; each
- * row runs a fixed time (--seconds) and stops by itself.
+ * row runs a fixed time (--seconds) and stops by itself. When the environment names binaries of the
+ * public services (bench/public-services.ts), the secrets rows run again against Vault's dev server
+ * and the catalog rows against Consul's, and each row's ratio to them is recorded.
  *
  *   npx ts-node --transpile-only bench/api-load.ts [--seconds 5] [--connections 50] [--storage sqlite|postgres]
  */
 import { createPublicKey, verify } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { autocannon, measureBaseline, record, recordLoad, reqs, startHangar } from './autocannon';
+import { measureBaseline, Measured, record, recordLoad, reqs, Runner, runnerFor, startHangar } from './autocannon';
 import { rssMiB } from './catalog-load';
+import { compareWith, consulBinary, startConsulDev, startVaultDev, vaultBinary } from './public-services';
 import { newKey, sign } from '../test/engine/secrets/jwt-helpers';
 import { hangar } from '../test/helpers/cli';
 
@@ -40,50 +43,94 @@ function es256VerifyRate(jwt: string, publicPem: string, seconds: number): { rat
   return { rate: n / seconds, cpuUs: (used.user + used.system) / n };
 }
 
+const JWT_LOGIN = 'JWT login (ES256, a new service token each)';
+
+/**
+ * The secrets rows against a server of the secrets API (Hangar or Vault): a KV v1 mount, a policy
+ * that reads it, a non-root token holding that policy, and a JWT auth method with one ES256 key.
+ */
+async function secretsRows(url: string, rootToken: string, jwt: { publicPem: string; token: string }, run: Runner): Promise<Measured[]> {
+  const root = { 'x-vault-token': rootToken };
+  await call(`${url}/v1/sys/mounts/kv`, 'POST', root, { type: 'kv', options: { version: '1' } });
+  await call(`${url}/v1/kv/app`, 'POST', root, { user: 'app', password: 'secret' });
+  await call(`${url}/v1/sys/policies/acl/reader`, 'PUT', root, { policy: 'path "kv/*" { capabilities = ["read"] }' });
+  const token = (await call(`${url}/v1/auth/token/create`, 'POST', root, { policies: ['reader'], ttl: '1h' })).auth.client_token as string;
+  const user = { 'x-vault-token': token };
+  const rows: Measured[] = [];
+  rows.push({ name: 'token lookup-self (non-root token)', result: await run(`${url}/v1/auth/token/lookup-self`, { headers: user }), goalRatio: 0.5 });
+  rows.push({ name: 'KV read with a policy check (non-root token)', result: await run(`${url}/v1/kv/app`, { headers: user }) });
+  rows.push({
+    name: 'token renew-self (the token\'s lease)',
+    result: await run(`${url}/v1/auth/token/renew-self`, { method: 'POST', headers: { ...user, 'content-type': 'application/json' }, body: '{}' }),
+  });
+
+  // Hangar's dev server has the method at auth/jwt already; Vault's has only the token method.
+  await call(`${url}/v1/sys/auth/jwt`, 'POST', root, { type: 'jwt' }).catch(() => undefined);
+  await call(`${url}/v1/auth/jwt/config`, 'POST', root, { jwt_validation_pubkeys: [jwt.publicPem], bound_issuer: 'https://ci.example' });
+  await call(`${url}/v1/auth/jwt/role/ci`, 'POST', root, { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'hangar', token_policies: 'default', token_ttl: '10m' });
+  const login = await run(`${url}/v1/auth/jwt/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'ci', jwt: jwt.token }) });
+  rows.push({ name: JWT_LOGIN, result: login });
+  return rows;
+}
+
+/** The catalog rows against a server of the catalog API (Hangar or Consul). */
+async function catalogRows(url: string, rootToken: string, run: Runner, connections: number): Promise<Measured[]> {
+  const consul = { 'x-consul-token': rootToken };
+  await call(`${url}/v1/kv/bench/read`, 'PUT', consul, 'value');
+  const rows: Measured[] = [];
+  rows.push({ name: 'status/leader', result: await run(`${url}/v1/status/leader`, { headers: consul }) });
+  rows.push({ name: 'KV GET', result: await run(`${url}/v1/kv/bench/read`, { headers: consul }), goalRatio: 0.5 });
+  const keys = Array.from({ length: 1000 }, (_, i) => `/v1/kv/bench/put-${i}`);
+  rows.push({ name: 'KV PUT (1,000 keys)', result: await run(url, { method: 'PUT', headers: consul, body: 'value', paths: keys }) });
+  const register = JSON.stringify({ Node: 'bench-node', Address: '10.0.0.1', Service: { Service: 'web', Port: 80 } });
+  rows.push({ name: 'catalog/register (one node and service)', result: await run(`${url}/v1/catalog/register`, { method: 'PUT', headers: consul, body: register }) });
+
+  rows.push({ name: 'session create', result: await run(`${url}/v1/session/create`, { method: 'PUT', headers: consul, body: JSON.stringify({ TTL: '600s', LockDelay: '1ms' }) }) });
+  const sessions = ((await call(`${url}/v1/session/list`, 'GET', consul)) as { ID: string }[]).map((s) => s.ID);
+  const renew = await run(url, { method: 'PUT', headers: consul, paths: sessions.map((id) => `/v1/session/renew/${id}`) });
+  rows.push({ name: `session renew (${sessions.length.toLocaleString('en-US')} sessions)`, result: renew });
+  // One destroy per session: a bounded series, not a timed one.
+  const started = Date.now();
+  const destroyed = await run(url, { method: 'PUT', headers: consul, paths: sessions.map((id) => `/v1/session/destroy/${id}`) }, { amount: sessions.length, connections });
+  rows.push({ name: 'session destroy', result: { ...destroyed, rps: sessions.length / ((Date.now() - started) / 1000) } });
+  return rows;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, storage: { type: 'string', default: 'sqlite' } },
   });
   const storage = values.storage === 'postgres' ? 'postgres' : 'sqlite';
   const load = { seconds: Number(values.seconds), connections: Number(values.connections) };
-  console.log(`node ${process.version}, autocannon -c ${load.connections} for ${load.seconds} s per row, storage ${storage}`);
+  // The public services run side by side in the SQLite run only: their dev servers keep all in memory.
+  const vault = storage === 'sqlite' ? vaultBinary() : undefined;
+  const consulBin = storage === 'sqlite' ? consulBinary() : undefined;
+  const others = [vault && `Vault ${vault.version}`, consulBin && `Consul ${consulBin.version}`].filter(Boolean);
+  console.log(`node ${process.version}, autocannon -c ${load.connections} for ${load.seconds} s per row, storage ${storage}` +
+    (others.length ? `; side by side: ${others.join(', ')} (dev servers)` : storage === 'sqlite' ? '; no public service given (HANGAR_BENCH_VAULT, HANGAR_BENCH_CONSUL)' : ''));
 
   const baseline = await measureBaseline(load);
+  const key = await newKey('bench', 'ES256');
+  const jwt = { publicPem: key.publicPem, token: await sign(key, { iss: 'https://ci.example', aud: 'hangar', sub: 'bench' }, Date.now(), {}) };
+  const group = (service: string) => `${service} (${storage})`;
+
   // The registry's rate limits (6,000 requests a minute per address) would answer 429 to a load test.
   const server = await startHangar(ROOT, storage, [], { HANGAR_REGISTRY_RATE_LIMIT_ADDRESS: '0', HANGAR_REGISTRY_RATE_LIMIT_TOKEN: '0' });
   const { secrets, catalog, registry } = server.urls;
-  // Each row first warms its route up (JIT, caches) with a few hundred requests, not measured.
-  const run = async (url: string, target: Omit<Parameters<typeof autocannon>[0], 'url'> = {}) => {
-    await autocannon({ url, ...target }, { connections: 10, amount: 300 });
-    return autocannon({ url, ...target }, load, server.process.pid);
-  };
-  const group = (service: string) => `${service} (${storage})`;
+  const run = runnerFor(server.process.pid!, load);
+  let hangarSecrets: Measured[];
+  let hangarCatalog: Measured[];
   try {
-    // Secrets: a KV v1 mount, a policy that reads it, and a non-root token holding that policy.
-    const root = { 'x-vault-token': ROOT };
-    await call(`${secrets}/v1/sys/mounts/kv`, 'POST', root, { type: 'kv', options: { version: '1' } });
-    await call(`${secrets}/v1/kv/app`, 'POST', root, { user: 'app', password: 'secret' });
-    await call(`${secrets}/v1/sys/policies/acl/reader`, 'PUT', root, { policy: 'path "kv/*" { capabilities = ["read"] }' });
-    const token = (await call(`${secrets}/v1/auth/token/create`, 'POST', root, { policies: ['reader'], ttl: '1h' })).auth.client_token as string;
-    const user = { 'x-vault-token': token };
-    const lookup = await run(`${secrets}/v1/auth/token/lookup-self`, { headers: user });
-    recordLoad(group('secrets'), 'token lookup-self (non-root token)', lookup, baseline, 0.5);
-    recordLoad(group('secrets'), 'KV read with a policy check (non-root token)', await run(`${secrets}/v1/kv/app`, { headers: user }), baseline);
-    recordLoad(group('secrets'), 'token renew-self (the token\'s lease)', await run(`${secrets}/v1/auth/token/renew-self`, {
-      method: 'POST', headers: { ...user, 'content-type': 'application/json' }, body: '{}',
-    }), baseline);
-
-    await call(`${secrets}/v1/sys/auth/jwt`, 'POST', root, { type: 'jwt' }).catch(() => undefined);
-    const key = await newKey('bench', 'ES256');
-    await call(`${secrets}/v1/auth/jwt/config`, 'POST', root, { jwt_validation_pubkeys: [key.publicPem], bound_issuer: 'https://ci.example' });
-    await call(`${secrets}/v1/auth/jwt/role/ci`, 'POST', root, { role_type: 'jwt', user_claim: 'sub', bound_audiences: 'hangar', token_policies: 'default', token_ttl: '10m' });
-    const jwt = await sign(key, { iss: 'https://ci.example', aud: 'hangar', sub: 'bench' }, Date.now(), {});
-    const login = await run(`${secrets}/v1/auth/jwt/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ role: 'ci', jwt }) });
-    const raw = es256VerifyRate(jwt, key.publicPem, 2);
+    hangarSecrets = await secretsRows(secrets, ROOT, jwt, run);
+    for (const row of hangarSecrets) {
+      if (row.name !== JWT_LOGIN) recordLoad(group('secrets'), row.name, row.result, baseline, row.goalRatio);
+    }
+    const login = hangarSecrets.find((r) => r.name === JWT_LOGIN)!.result;
+    const raw = es256VerifyRate(jwt.token, jwt.publicPem, 2);
     if (login.non2xx || login.errors) throw new Error(`JWT login: ${login.non2xx} non-2xx answers, ${login.errors} errors`);
     record({
       group: group('secrets'),
-      name: 'JWT login (ES256, a new service token each)',
+      name: JWT_LOGIN,
       figure: reqs(login),
       baseline: `raw ES256 verify ${Math.round(raw.rate).toLocaleString('en-US')}/s on one core, ${Math.round(raw.cpuUs)} µs CPU each`,
       ratio: login.rps / raw.rate,
@@ -93,37 +140,16 @@ async function main(): Promise<void> {
       met: login.rps >= raw.rate / 2 && login.rps > 2600,
     });
 
-    // Catalog.
-    const consul = { 'x-consul-token': ROOT };
-    await call(`${catalog}/v1/kv/bench/read`, 'PUT', consul, 'value');
     // The floor of Hangar's HTTP layer: routing, hooks, metrics and the error envelope, no transaction.
-    const unknown = await run(`${catalog}/v1/no-such-endpoint`, { headers: consul });
+    const unknown = await run(`${catalog}/v1/no-such-endpoint`, { headers: { 'x-consul-token': ROOT } });
     if (unknown.non2xx !== unknown.requests || unknown.errors) throw new Error('an unknown endpoint answered other than 404');
     recordLoad(group('catalog'), 'unknown endpoint (the 404 floor: no transaction)', { ...unknown, non2xx: 0 }, baseline);
-    recordLoad(group('catalog'), 'status/leader', await run(`${catalog}/v1/status/leader`, { headers: consul }), baseline);
-    recordLoad(group('catalog'), 'KV GET', await run(`${catalog}/v1/kv/bench/read`, { headers: consul }), baseline, 0.5);
-    const keys = Array.from({ length: 1000 }, (_, i) => `/v1/kv/bench/put-${i}`);
-    recordLoad(group('catalog'), 'KV PUT (1,000 keys)', await run(catalog, { method: 'PUT', headers: consul, body: 'value', paths: keys }), baseline);
-    const register = JSON.stringify({ Node: 'bench-node', Address: '10.0.0.1', Service: { Service: 'web', Port: 80 } });
-    recordLoad(group('catalog'), 'catalog/register (one node and service)', await run(`${catalog}/v1/catalog/register`, { method: 'PUT', headers: consul, body: register }), baseline);
-
-    const created = await run(`${catalog}/v1/session/create`, { method: 'PUT', headers: consul, body: JSON.stringify({ TTL: '600s', LockDelay: '1ms' }) });
-    recordLoad(group('catalog'), 'session create', created, baseline);
-    const sessions = ((await call(`${catalog}/v1/session/list`, 'GET', consul)) as { ID: string }[]).map((s) => s.ID);
-    const renew = await run(catalog, { method: 'PUT', headers: consul, paths: sessions.map((id) => `/v1/session/renew/${id}`) });
-    recordLoad(group('catalog'), `session renew (${sessions.length.toLocaleString('en-US')} sessions)`, renew, baseline);
-    // One destroy per session: a bounded series, not a timed one.
-    const started = Date.now();
-    const destroyed = await autocannon(
-      { url: catalog, method: 'PUT', headers: consul, paths: sessions.map((id) => `/v1/session/destroy/${id}`) },
-      { connections: load.connections, amount: sessions.length },
-      server.process.pid,
-    );
-    recordLoad(group('catalog'), 'session destroy', { ...destroyed, rps: sessions.length / ((Date.now() - started) / 1000) }, baseline);
+    hangarCatalog = await catalogRows(catalog, ROOT, run, load.connections);
+    for (const row of hangarCatalog) recordLoad(group('catalog'), row.name, row.result, baseline, row.goalRatio);
 
     // Registry: an anonymous read of a public box.
-    const created2 = hangar(['registry', 'create-user', 'bench', '--password', 'password123', '--address', registry, '--token', ROOT]);
-    if (created2.code !== 0) throw new Error(created2.stderr);
+    const created = hangar(['registry', 'create-user', 'bench', '--password', 'password123', '--address', registry, '--token', ROOT]);
+    if (created.code !== 0) throw new Error(created.stderr);
     const auth = await call(`${registry}/api/v1/authenticate`, 'POST', {}, { user: { login: 'bench', password: 'password123' } });
     const bearer = { authorization: `Bearer ${auth.token as string}` };
     await call(`${registry}/api/v1/boxes`, 'POST', bearer, { box: { name: 'one', is_private: false, short_description: 'bench box' } });
@@ -134,6 +160,14 @@ async function main(): Promise<void> {
     record({ group: group('server'), name: 'RSS after the rows above', figure: `${rss.toFixed(0)} MiB`, goal: '<= 200 MiB', met: rss <= 200 });
   } finally {
     await server.close();
+  }
+
+  // The same rows against the public services, one at a time, after Hangar has stopped.
+  if (vault) {
+    await compareWith(await startVaultDev(vault, ROOT), load, group('secrets'), hangarSecrets, (url, theirs) => secretsRows(url, ROOT, jwt, theirs));
+  }
+  if (consulBin) {
+    await compareWith(await startConsulDev(consulBin), load, group('catalog'), hangarCatalog, (url, theirs) => catalogRows(url, ROOT, theirs, load.connections));
   }
 }
 

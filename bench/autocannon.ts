@@ -93,6 +93,28 @@ export async function autocannon(target: LoadTarget, options: LoadOptions = {}, 
   return serverPid === undefined ? result : { ...result, cpuUs: (cpuTimeUs(serverPid) - cpuBefore) / Math.max(1, result.requests) };
 }
 
+/** Measures one row against a server: a warm-up, then the timed load; or a bounded series as given. */
+export type Runner = (url: string, target?: Omit<LoadTarget, 'url'>, bounded?: LoadOptions) => Promise<LoadResult>;
+
+/**
+ * The runner of the server with process `pid`: each row first warms its route up (JIT, caches) with
+ * 300 requests, not measured, then runs `load`; a bounded series (`amount`) runs as given.
+ */
+export function runnerFor(pid: number, load: LoadOptions): Runner {
+  return async (url, target = {}, bounded) => {
+    if (bounded) return autocannon({ url, ...target }, bounded, pid);
+    await autocannon({ url, ...target }, { connections: 10, amount: 300 });
+    return autocannon({ url, ...target }, load, pid);
+  };
+}
+
+/** One measured row: its name, the load's result, and the goal's share of bare Fastify, if any. */
+export interface Measured {
+  readonly name: string;
+  readonly result: LoadResult;
+  readonly goalRatio?: number;
+}
+
 /** One result: a figure next to its baseline, the ratio, and the goal it is held to. */
 export interface Row {
   readonly group: string;

@@ -3,7 +3,8 @@
  * wakes them all; prints the time until every client has its answer and the server's peak RSS,
  * next to a bare Fastify server releasing N held requests at once (same run, same client).
  * Loopback only; each client is one connection. The two servers take turns `--runs` times (fresh
- * processes each time) and the medians are recorded, with every run's figure.
+ * processes each time) and the medians are recorded, with every run's figure. With HANGAR_BENCH_CONSUL
+ * naming a Consul binary (bench/public-services.ts), `consul agent -dev` takes its turn too.
  *
  *   npx ts-node --transpile-only bench/catalog-blocking.ts [--clients 10000] [--runs 3]
  */
@@ -12,6 +13,7 @@ import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { record } from './autocannon';
 import { peakRssMiB, rssMiB, startBaseline } from './catalog-load';
+import { consulBinary, startConsulDev } from './public-services';
 import { median, startDevServer, summary } from './util';
 
 const TOKEN = 'bench-catalog-root';
@@ -92,21 +94,35 @@ async function baselineRun(clients: number): Promise<FanOut> {
   }
 }
 
-/** One fan-out against a fresh `hangar server --dev`: watchers of one KV key, one write. */
+/** Watchers of one KV key of a catalog API (Hangar's or Consul's) at `url`, released by one write. */
+async function kvFanOut(clients: number, url: string, pid: number): Promise<FanOut> {
+  const headers = { 'x-consul-token': TOKEN };
+  const put = (value: string) => fetch(`${url}/v1/kv/bench/watched`, { method: 'PUT', body: value, headers });
+  await put('before');
+  const read = await fetch(`${url}/v1/kv/bench/watched`, { headers });
+  const index = read.headers.get('x-consul-index');
+  return fanOut(clients, `${url}/v1/kv/bench/watched?index=${index}&wait=5m`, pid, async () => {
+    await put('after');
+  });
+}
+
+/** One fan-out against a fresh `hangar server --dev`. */
 async function hangarRun(clients: number): Promise<FanOut> {
   const server = await startDevServer(TOKEN);
   try {
-    const put = (value: string) =>
-      fetch(`${server.urls.catalog}/v1/kv/bench/watched`, { method: 'PUT', body: value, headers: { 'x-consul-token': TOKEN } });
-    await put('before');
-    const read = await fetch(`${server.urls.catalog}/v1/kv/bench/watched`, { headers: { 'x-consul-token': TOKEN } });
-    const index = read.headers.get('x-consul-index');
-    const url = `${server.urls.catalog}/v1/kv/bench/watched?index=${index}&wait=5m`;
-    return await fanOut(clients, url, server.process.pid!, async () => {
-      await put('after');
-    });
+    return await kvFanOut(clients, server.urls.catalog, server.process.pid!);
   } finally {
     await server.stop();
+  }
+}
+
+/** One fan-out against a fresh `consul agent -dev`. */
+async function consulRun(clients: number, bin: NonNullable<ReturnType<typeof consulBinary>>): Promise<FanOut> {
+  const consul = await startConsulDev(bin);
+  try {
+    return await kvFanOut(clients, consul.url, consul.pid);
+  } finally {
+    await consul.stop();
   }
 }
 
@@ -114,19 +130,26 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { clients: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' } } });
   const clients = Number(values.clients);
   const runs = Math.max(1, Number(values.runs));
-  console.log(`node ${process.version}, ${clients} waiting clients, ${runs} run(s), bare Fastify and Hangar in turn`);
+  console.log(`node ${process.version}, ${clients} waiting clients, ${runs} run(s), bare Fastify and Hangar in turn` +
+    (consulBinary() ? ', and Consul (HANGAR_BENCH_CONSUL)' : ''));
   const print = (name: string, r: FanOut) =>
     console.log(`${name.padEnd(40)} connected in ${r.connectMs.toFixed(0)} ms (${r.overflows} listen-queue overflows); all answered ${r.ms.toFixed(0).padStart(6)} ms after the write; RSS while waiting ${r.heldRss.toFixed(0)} MiB, peak ${r.peak.toFixed(0)} MiB`);
 
   // Fresh servers each run, in turn, so that the machine's other work weighs on both alike; a
   // single run's answer time moves by a third from one run to the next.
+  const consulBin = consulBinary();
   const bases: FanOut[] = [];
   const hangars: FanOut[] = [];
+  const consuls: FanOut[] = [];
   for (let run = 0; run < runs; run++) {
     bases.push(await baselineRun(clients));
     print('bare Fastify long poll (baseline)', bases[run]);
     hangars.push(await hangarRun(clients));
     print('hangar blocking GET /v1/kv/:key', hangars[run]);
+    if (consulBin) {
+      consuls.push(await consulRun(clients, consulBin));
+      print(`Consul ${consulBin.version} dev, same GET`, consuls[run]);
+    }
   }
   const pick = (rs: readonly FanOut[], key: 'ms' | 'connectMs' | 'heldRss') => rs.map((r) => r[key]);
   const group = `catalog blocking fan-out, ${clients.toLocaleString('en-US')} watchers`;
@@ -161,6 +184,28 @@ async function main(): Promise<void> {
     goal: '<= 300 MB',
     met: rss * 1.048576 <= 300,
   });
+  if (!consulBin) return;
+  // Hangar's figure ÷ Consul's for each: times and memory, so below 1 is ahead.
+  const versus = `${group} vs Consul ${consulBin.version} dev`;
+  const rows: [string, 'ms' | 'connectMs' | 'heldRss', string][] = [
+    ['all answered after one write', 'ms', 'ms'],
+    ['connect time of all watchers', 'connectMs', 'ms'],
+    ['server RSS with all open', 'heldRss', 'MiB'],
+  ];
+  for (const [name, key, unit] of rows) {
+    const ours = median(pick(hangars, key));
+    const theirs = median(pick(consuls, key));
+    const theirOverflows = key === 'connectMs' ? ` (${Math.max(...consuls.map((r) => r.overflows))} overflows)` : '';
+    record({
+      group: versus,
+      name,
+      figure: `Hangar ${summary(pick(hangars, key), unit)}`,
+      baseline: `${summary(pick(consuls, key), unit)}${theirOverflows}`,
+      ratio: ours / theirs,
+      goal: 'ahead (ratio < 1)',
+      met: ours < theirs,
+    });
+  }
 }
 
 main().catch((err) => {

@@ -6,17 +6,22 @@
  * Measured as users measure: `hangar server --dev` (bundled CLI, SQLite) in its own process,
  * autocannon in another (bench/autocannon.ts), the bare Fastify baseline started the same way;
  * each HTTP row also reports the server's CPU per request. Loopback only; each row runs a fixed time.
+ * With HANGAR_BENCH_VAULT naming a Vault binary (bench/public-services.ts), the same rows run against
+ * Vault's dev server after Hangar's, and each row's ratio to it is recorded.
  *
  *   npx ts-node --transpile-only bench/secrets-kv.ts [--seconds 5] [--connections 50]
  */
 import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { autocannon, LoadResult, LoadTarget, measureBaseline, record, recordLoad, startHangar } from './autocannon';
+import { LoadResult, measureBaseline, Measured, record, recordLoad, Runner, runnerFor, startHangar } from './autocannon';
 import { runBenchmark } from './http-load';
+import { compareWith, startVaultDev, vaultBinary } from './public-services';
 
 const ROOT = 'bench-root-token';
 const BATCH = 100;
 const GROUP = 'secrets (sqlite)';
+const TRANSIT_SINGLE = 'transit encrypt, 1 KiB, single';
+const TRANSIT_BATCH = `transit encrypt, 1 KiB, batch of ${BATCH} (plaintexts/s)`;
 
 /** A JSON call to the secrets API; throws on a status of 300 or more. */
 async function call(url: string, method: string, token: string, body?: unknown): Promise<any> {
@@ -75,47 +80,59 @@ function recordTransit(name: string, r: LoadResult, perRequest: number, raw: { r
   });
 }
 
+/**
+ * The rows against a server of the secrets API (Hangar or Vault). `secret/` is KV version 2 already:
+ * both dev modes mount it. The reads go through a non-root token whose policy allows them, so the
+ * ACL is checked each time.
+ */
+async function kvRows(url: string, plaintext: Buffer, run: Runner): Promise<Measured[]> {
+  await call(`${url}/v1/sys/mounts/transit`, 'POST', ROOT, { type: 'transit' });
+  await call(`${url}/v1/transit/keys/bench`, 'POST', ROOT, {});
+  await call(`${url}/v1/secret/data/app/config`, 'POST', ROOT, { data: { user: 'app', password: randomBytes(16).toString('hex') } });
+  await call(`${url}/v1/sys/policies/acl/app`, 'PUT', ROOT, {
+    policy: 'path "secret/data/app/*" { capabilities = ["create", "read", "update"] }\npath "transit/encrypt/bench" { capabilities = ["update"] }',
+  });
+  const token = (await call(`${url}/v1/auth/token/create`, 'POST', ROOT, { policies: ['app'], ttl: '1h' })).auth.client_token as string;
+  const headers = { 'x-vault-token': token, 'content-type': 'application/json' };
+  const write = JSON.stringify({ data: { user: 'app', password: randomBytes(16).toString('hex') } });
+  const b64 = plaintext.toString('base64');
+  return [
+    { name: 'token lookup-self (non-root token)', result: await run(`${url}/v1/auth/token/lookup-self`, { headers }) },
+    { name: 'KV v2 read (non-root token, policy check)', result: await run(`${url}/v1/secret/data/app/config`, { headers }), goalRatio: 0.5 },
+    { name: 'KV v2 write (a new version each, max 10 kept)', result: await run(`${url}/v1/secret/data/app/w`, { method: 'POST', headers, body: write }) },
+    { name: TRANSIT_SINGLE, result: await run(`${url}/v1/transit/encrypt/bench`, { method: 'POST', headers, body: JSON.stringify({ plaintext: b64 }) }) },
+    {
+      name: TRANSIT_BATCH,
+      result: await run(`${url}/v1/transit/encrypt/bench`, {
+        method: 'POST', headers, body: JSON.stringify({ batch_input: Array.from({ length: BATCH }, () => ({ plaintext: b64 })) }),
+      }),
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' } } });
   const load = { seconds: Number(values.seconds), connections: Number(values.connections) };
-  console.log(`node ${process.version}, autocannon -c ${load.connections} for ${load.seconds} s per row, storage sqlite`);
+  const vault = vaultBinary();
+  console.log(`node ${process.version}, autocannon -c ${load.connections} for ${load.seconds} s per row, storage sqlite` +
+    (vault ? `; side by side: Vault ${vault.version} (dev server)` : ''));
 
   const baseline = await measureBaseline(load);
   const plaintext = randomBytes(1024);
   const raw = rawAesGcm(plaintext, load.seconds);
   const server = await startHangar(ROOT);
-  const secrets = server.urls.secrets;
-  // Each row first warms its route up (JIT, caches) with a few hundred requests, not measured.
-  const run = async (target: LoadTarget) => {
-    await autocannon(target, { connections: 10, amount: 300 });
-    return autocannon(target, load, server.process.pid);
-  };
+  let rows: Measured[];
   try {
-    // `secret/` is KV version 2 already: dev mode mounts it, as the public dev server does. The
-    // reads go through a non-root token whose policy allows them, so the ACL is checked each time.
-    await call(`${secrets}/v1/sys/mounts/transit`, 'POST', ROOT, { type: 'transit' });
-    await call(`${secrets}/v1/transit/keys/bench`, 'POST', ROOT, {});
-    await call(`${secrets}/v1/secret/data/app/config`, 'POST', ROOT, { data: { user: 'app', password: randomBytes(16).toString('hex') } });
-    await call(`${secrets}/v1/sys/policies/acl/app`, 'PUT', ROOT, {
-      policy: 'path "secret/data/app/*" { capabilities = ["create", "read", "update"] }\npath "transit/encrypt/bench" { capabilities = ["update"] }',
-    });
-    const token = (await call(`${secrets}/v1/auth/token/create`, 'POST', ROOT, { policies: ['app'], ttl: '1h' })).auth.client_token as string;
-    const headers = { 'x-vault-token': token, 'content-type': 'application/json' };
-
-    recordLoad(GROUP, 'token lookup-self (non-root token)', await run({ url: `${secrets}/v1/auth/token/lookup-self`, headers }), baseline);
-    recordLoad(GROUP, 'KV v2 read (non-root token, policy check)', await run({ url: `${secrets}/v1/secret/data/app/config`, headers }), baseline, 0.5);
-    const write = JSON.stringify({ data: { user: 'app', password: randomBytes(16).toString('hex') } });
-    recordLoad(GROUP, 'KV v2 write (a new version each, max 10 kept)', await run({ url: `${secrets}/v1/secret/data/app/w`, method: 'POST', headers, body: write }), baseline);
-
-    const b64 = plaintext.toString('base64');
-    const single = await run({ url: `${secrets}/v1/transit/encrypt/bench`, method: 'POST', headers, body: JSON.stringify({ plaintext: b64 }) });
-    recordTransit('transit encrypt, 1 KiB, single', single, 1, raw);
-    const batchBody = JSON.stringify({ batch_input: Array.from({ length: BATCH }, () => ({ plaintext: b64 })) });
-    const batch = await run({ url: `${secrets}/v1/transit/encrypt/bench`, method: 'POST', headers, body: batchBody });
-    recordTransit(`transit encrypt, 1 KiB, batch of ${BATCH} (plaintexts/s)`, batch, BATCH, raw, 0.5);
+    rows = await kvRows(server.urls.secrets, plaintext, runnerFor(server.process.pid!, load));
   } finally {
     await server.close();
   }
+  for (const row of rows) {
+    if (row.name === TRANSIT_SINGLE) recordTransit(row.name, row.result, 1, raw);
+    else if (row.name === TRANSIT_BATCH) recordTransit(row.name, row.result, BATCH, raw, 0.5);
+    else recordLoad(GROUP, row.name, row.result, baseline, row.goalRatio);
+  }
+  if (vault) await compareWith(await startVaultDev(vault, ROOT), load, GROUP, rows, (url, run) => kvRows(url, plaintext, run));
 }
 
 runBenchmark(main);
