@@ -55,7 +55,7 @@ const entry = await build({
   ...common,
   entryPoints: ['src/cli/entry.ts'],
   legalComments: 'none',
-  define: { HANGAR_CLI_HASH: JSON.stringify(hash) },
+  define: { HANGAR_CLI_HASH: JSON.stringify(hash), HANGAR_CLI_BYTES: String(Buffer.byteLength(source)) },
 });
 // The packed CLI on a line of its own, where src/cli/packed.ts looks for it.
 writeFileSync(

@@ -23,11 +23,16 @@ if (major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
   process.exit(code ?? 1);
 }
 
-const emitWarning = process.emitWarning.bind(process);
+// This runs twice in the bundled CLI: in its small entry and in the CLI it unpacks. The second filter
+// replaces the first and wraps Node's own emitWarning, kept on `process`: a filter wrapping the
+// entry's would keep the entry's script alive, and with it the packed CLI it carries (1.7 MB).
+const ORIGINAL = Symbol.for('hangar.emitWarning');
+const state = process as unknown as Record<symbol, typeof process.emitWarning | undefined>;
+const emitWarning = (state[ORIGINAL] ??= process.emitWarning);
 process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
   const text = typeof warning === 'string' ? warning : warning.message;
   if (/SQLite is an experimental feature/.test(text)) return;
-  (emitWarning as (...args: unknown[]) => void)(warning, ...rest);
+  (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
 }) as typeof process.emitWarning;
 
 // In this order: a server that replaces itself keeps the rerun's mark for its new image to read.

@@ -1,5 +1,4 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { v8Collector } from '../collector';
 
 /**
  * Box files stream through the server in chunks, and each chunk is a buffer outside V8's heap (a
@@ -13,22 +12,6 @@ import { runInNewContext } from 'node:vm';
  */
 export const RELEASE_STEP = 8 * 1024 * 1024;
 
-type Collector = (options: { type: 'minor' }) => void;
-let collector: Collector | null | undefined;
-
-/** V8's collector, exposed to a context of this module's own; null where V8 refuses the flag. */
-function minorCollector(): Collector | null {
-  if (collector === undefined) {
-    try {
-      setFlagsFromString('--expose-gc');
-      collector = runInNewContext('gc') as Collector;
-    } catch {
-      collector = null;
-    }
-  }
-  return collector;
-}
-
 /**
  * A counter for one stream's chunks: each time the bytes counted pass a multiple of RELEASE_STEP
  * it runs a minor collection (about half a millisecond with the server's young generation).
@@ -38,6 +21,6 @@ export function releaseAsStreamed(): (bytes: number) => void {
   return (bytes) => {
     const step = Math.floor(streamed / RELEASE_STEP);
     streamed += bytes;
-    if (Math.floor(streamed / RELEASE_STEP) !== step) minorCollector()?.({ type: 'minor' });
+    if (Math.floor(streamed / RELEASE_STEP) !== step) v8Collector()?.({ type: 'minor' });
   };
 }
