@@ -21,24 +21,45 @@ type Compute = (db: Db) => Promise<QueryResult>;
 
 interface Waiter {
   readonly seen: string;
+  /** Answers the waiter: with a changed result, with what the group read last (the client went away), or with a fresh read (time out). */
   readonly done: (snapshot?: Snapshot) => void;
 }
 
 /**
  * Waiters of one query (same endpoint, input and caller): they share one recomputation per change,
- * so ten thousand clients watching one key cost one read per write, not ten thousand.
+ * so ten thousand clients watching one key cost one read per write, not ten thousand. They share
+ * memory too: a waiter keeps only the comparable form of its first result, the same string as its
+ * group's while they agree, and nothing of the request's transaction.
  */
 class Group {
   readonly waiters = new Set<Waiter>();
   private running = false;
   private again = false;
+  /** The group's latest result and its comparable form. */
+  private latest: Snapshot;
+  private latestSeen: string;
 
   constructor(
     readonly key: string,
     readonly tables: readonly Table[],
-    private readonly compute: () => Promise<Snapshot>,
+    readonly compute: () => Promise<Snapshot>,
     private readonly onError: (err: unknown) => void,
-  ) {}
+    first: Snapshot,
+  ) {
+    this.latest = first;
+    this.latestSeen = comparable(first);
+  }
+
+  /** The last result read for this group. */
+  get last(): Snapshot {
+    return this.latest;
+  }
+
+  /** `snapshot`'s comparable form: the group's own string when it is the same result. */
+  seenOf(snapshot: Snapshot): string {
+    const seen = comparable(snapshot);
+    return seen === this.latestSeen ? this.latestSeen : seen;
+  }
 
   /** Recomputes and wakes the waiters whose result changed; coalesces notifications meanwhile. */
   refresh(): void {
@@ -50,6 +71,8 @@ class Group {
     void this.compute()
       .then((snapshot) => {
         const seen = comparable(snapshot);
+        this.latest = snapshot;
+        this.latestSeen = seen;
         for (const waiter of [...this.waiters]) if (waiter.seen !== seen) waiter.done(snapshot);
       }, this.onError)
       .finally(() => {
@@ -119,42 +142,50 @@ export class BlockingQueries {
     /** Turns the answer into the reply sent (the KV store's raw values). */
     render?: (reply: Reply) => Reply;
   }): Promise<Reply | AfterCommit> {
+    const { tables, waitMs, compute, onClientGone, headers } = options;
     const render = options.render ?? ((r: Reply) => r);
     // Taken before the first read: a write announced after it makes the waiters look again.
     const epoch = this.epoch;
-    const first = await snapshotIn(options.db, options.tables, options.compute);
-    if (options.minIndex === 0 || first.index > options.minIndex || this.closing) return render(reply(first, options.headers));
-    return new AfterCommit(async () => render(reply(await this.wait(options, first, epoch), options.headers)));
+    const first = await snapshotIn(options.db, tables, compute);
+    if (options.minIndex === 0 || first.index > options.minIndex || this.closing) return render(reply(first, headers));
+    // What the wait keeps is named here, not `options`: a waiter holds neither the request's
+    // transaction nor its context, and of its first result only the comparable form. The waiter
+    // joins its group once the transaction committed (AfterCommit), as a failed one never waits.
+    const key = options.key();
+    let pending: Snapshot | undefined = first;
+    return new AfterCommit(() => {
+      const start = pending!;
+      pending = undefined;
+      return this.wait(this.join(key, tables, () => this.snapshot(tables, compute), start), start, waitMs, epoch, onClientGone)
+        .then((snapshot) => render(reply(snapshot, headers)));
+    });
   }
 
-  private async wait(
-    options: { key: () => string; tables: readonly Table[]; waitMs: number; compute: Compute; onClientGone?: (callback: () => void) => () => void },
-    first: Snapshot,
-    epoch: number,
-  ): Promise<Snapshot> {
-    const snapshotOf = () => this.snapshot(options.tables, options.compute);
-    const group = this.join(options.key(), options.tables, snapshotOf);
-    const result = await new Promise<Snapshot | undefined>((resolve) => {
-      // Consul adds up to wait/16 so that many clients do not all come back at the same moment.
-      const timer = setTimeout(() => waiter.done(), options.waitMs + Math.floor(Math.random() * (options.waitMs / 16)));
-      const stopListening = options.onClientGone?.(() => waiter.done(first));
+  private wait(group: Group, first: Snapshot, waitMs: number, epoch: number, onClientGone?: (callback: () => void) => () => void): Promise<Snapshot> {
+    const seen = group.seenOf(first);
+    return new Promise<Snapshot>((resolve, reject) => {
+      // Consul adds up to wait/16 so that many clients do not all come back at the same moment; in
+      // 64 steps, since Node keeps a list of timers for each distinct duration.
+      const timer = setTimeout(() => waiter.done(), waitMs + Math.floor((Math.floor(Math.random() * 64) / 64) * (waitMs / 16)));
+      // A client gone gets the group's last result: nobody reads it.
+      const stopListening = onClientGone?.(() => waiter.done(group.last));
       let finished = false;
       const waiter: Waiter = {
-        seen: comparable(first),
+        seen,
         done: (snapshot) => {
           if (finished) return;
           finished = true;
           clearTimeout(timer);
           stopListening?.();
           this.leave(group, waiter);
-          resolve(snapshot);
+          if (snapshot) resolve(snapshot);
+          else group.compute().then(resolve, reject);
         },
       };
       group.waiters.add(waiter);
       // A write that committed while the first snapshot was taken would otherwise go unnoticed.
       if (this.epoch !== epoch) group.refresh();
     });
-    return result ?? (await snapshotOf());
   }
 
   /** Wakes every waiter (the server is shutting down) and stops polling or listening. */
@@ -170,10 +201,10 @@ export class BlockingQueries {
     return this.engine.storage.tx((db) => snapshotIn(db, tables, compute), { readOnly: true });
   }
 
-  private join(key: string, tables: readonly Table[], compute: () => Promise<Snapshot>): Group {
+  private join(key: string, tables: readonly Table[], compute: () => Promise<Snapshot>, first: Snapshot): Group {
     let group = this.groups.get(key);
     if (!group) {
-      group = new Group(key, tables, compute, (err) => this.engine.logger.error({ err }, 'blocking query refresh failed'));
+      group = new Group(key, tables, compute, (err) => this.engine.logger.error({ err }, 'blocking query refresh failed'), first);
       this.groups.set(key, group);
       for (const table of tables) {
         let set = this.byTable.get(table);

@@ -32,12 +32,24 @@ export interface ApiDefinition<Actor, Permission> {
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
+const ANYWHERE = /^/;
+/**
+ * `text` as one flat string. V8 keeps a concatenation as a tree of its pieces: Node's randomUUID()
+ * is one of 20-odd pieces, 480 bytes of heap for a 36-character id that every request in flight
+ * holds (10,000 blocking watchers: 4 MiB). A regular expression reads a flat string, so V8
+ * flattens its subject in place, and the pieces become garbage.
+ */
+function flat(text: string): string {
+  ANYWHERE.test(text);
+  return text;
+}
+
 /** Builds the Fastify app of one API; `listen` is the caller's business (or `inject`, in-process). */
 export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<Actor, Permission>): FastifyInstance {
   const logger = engine.logger.child({ api: api.name }) as FastifyBaseLogger;
   const app = Fastify({
     loggerInstance: logger,
-    genReqId: () => randomUUID(),
+    genReqId: () => flat(randomUUID()),
     // One line per request instead of Fastify's two, at debug, and the request metrics.
     logController: new RequestObserver(engine, api.name, logger),
     childLoggerFactory: lazyChildLogger,
@@ -123,7 +135,7 @@ async function handle<Actor, Permission>(
   const context = async (db: Db): Promise<RequestContext<Actor>> => {
     const actor = api.authenticate ? await api.authenticate(req, db, engine) : undefined;
     api.authorize(r.permission, actor);
-    return { engine, db, actor, requestId: req.id, baseUrl: `${req.protocol}://${req.host}`, now: engine.clock.now(), request: req };
+    return { engine, db, actor, requestId: req.id, baseUrl: flat(`${req.protocol}://${req.host}`), now: engine.clock.now(), request: req };
   };
   if (r.transaction === 'none') {
     const ctx = api.authenticate ? await engine.storage.tx(context, { readOnly: true }) : await context(NO_TRANSACTION);

@@ -1,7 +1,10 @@
 import { CatalogServer, startCatalogServer } from './helpers';
 import { Writes } from '../../../src/engine/catalog/index-state';
-import { putKv } from '../../../src/engine/catalog/kv';
+import { getKv, putKv } from '../../../src/engine/catalog/kv';
 import { runtimeOf } from '../../../src/engine/catalog/runtime';
+import { v8Collector } from '../../../src/engine/collector';
+import { AfterCommit } from '../../../src/engine/http/routes';
+import type { Db } from '../../../src/engine/storage';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
 describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
@@ -92,6 +95,59 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     await settle();
     await s.root('PUT', '/v1/acl/policy', { Name: 'wakes-waiters', Rules: '' });
     expect((await blockedPolicies).body.map((p: any) => p.Name)).toContain('wakes-waiters');
+  });
+
+  test('a waiter keeps neither its transaction nor its first result; a client gone stops waiting', async () => {
+    const blocking = runtimeOf(s.engine).blocking;
+    await put('held', 'one');
+    const current = index(await s.root('GET', '/v1/kv/held'));
+    /** One waiter of a shared query, straight through BlockingQueries, with weak references to what it must not keep. */
+    const wait = async () => {
+      let body: WeakRef<object> | undefined;
+      let gone: (() => void) | undefined;
+      const next = await s.engine.storage.tx(async (db) => {
+        const handle: Db = { all: (sql, p) => db.all(sql, p), get: (sql, p) => db.get(sql, p), run: (sql, p) => db.run(sql, p) };
+        const result = await blocking.run({
+          db: handle,
+          key: () => 'held-query',
+          tables: ['kvs'],
+          minIndex: current,
+          waitMs: 60_000,
+          compute: async (d) => {
+            const value = { value: (await getKv(d, 'default', 'held'))?.value };
+            body ??= new WeakRef(value);
+            return { status: 200, body: value };
+          },
+          onClientGone: (callback) => {
+            gone = callback;
+            return () => (gone = undefined);
+          },
+        });
+        return { result, db: new WeakRef(handle) };
+      });
+      expect(next.result).toBeInstanceOf(AfterCommit);
+      const answer = (next.result as AfterCommit).next();
+      return { answer, db: next.db, body: () => body, leave: () => gone?.() };
+    };
+    const before = waiting();
+    const a = await wait();
+    const b = await wait();
+    expect(waiting()).toBe(before + 2);
+    // The group keeps one result for all its waiters (the first's); the second's and both transactions are garbage.
+    for (let i = 0; i < 3; i++) {
+      v8Collector()!({ type: 'major' });
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(a.db.deref()).toBeUndefined();
+    expect(b.db.deref()).toBeUndefined();
+    expect(b.body()?.deref()).toBeUndefined();
+
+    b.leave();
+    expect(waiting()).toBe(before + 1);
+    await b.answer;
+    await put('held', 'two');
+    expect(((await a.answer) as any).body).toEqual({ value: Buffer.from('two').toString('base64') });
+    expect(waiting()).toBe(before);
   });
 
   test('bad parameters: wait, index, stale with consistent', async () => {
