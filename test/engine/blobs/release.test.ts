@@ -16,8 +16,12 @@ async function minorCollections(work: () => Promise<void>): Promise<number> {
   });
   observer.observe({ entryTypes: ['gc'] });
   await work();
-  // gc entries are delivered on a later turn.
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  // gc entries are delivered on later turns, through immediates: a timer alone could fire first in a
+  // process the busy machine had paused, and leave them undelivered.
+  for (let i = 0; i < 10; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   observer.disconnect();
   return minor;
 }
