@@ -1,5 +1,6 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { LoadOptions, LoadResult, Measured, record, reqs, Runner, runnerFor } from './autocannon';
 import { until } from '../test/helpers/until';
 import { freePort } from '../test/setup/postgres';
@@ -68,16 +69,24 @@ export async function startVaultDev(bin: { path: string; version: string }, root
     async () => (await fetch(`${url}/v1/sys/health`)).status === 200);
 }
 
+/** This process's limit of open files (its children inherit it). */
+function openFilesLimit(): number {
+  const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+  return m ? Number(m[1]) : 1024;
+}
+
 /**
  * `consul agent -dev` on free loopback ports, ready once it has a leader. Its per-client limit of
- * 200 HTTP connections is raised, as for Hangar's fan-out every watcher comes from one address.
+ * 200 HTTP connections is raised as far as its open files allow (it wants 20 to spare), as in the
+ * fan-out every watcher comes from one address.
  */
 export async function startConsulDev(bin: { path: string; version: string }): Promise<PublicService> {
   const [http, server, lan, wan] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const url = `http://127.0.0.1:${http}`;
+  const perClient = Math.max(200, openFilesLimit() - 100);
   const args = ['agent', '-dev', '-bind', '127.0.0.1', '-client', '127.0.0.1', '-log-level', 'warn',
     '-http-port', String(http), '-server-port', String(server), '-serf-lan-port', String(lan), '-serf-wan-port', String(wan),
-    '-dns-port', '-1', '-grpc-port', '-1', '-grpc-tls-port', '-1', '-hcl', 'limits { http_max_conns_per_client = 100000 }'];
+    '-dns-port', '-1', '-grpc-port', '-1', '-grpc-tls-port', '-1', '-hcl', `limits { http_max_conns_per_client = ${perClient} }`];
   return startDev(`Consul ${bin.version} dev`, bin.path, args, url, async () => {
     const leader = await (await fetch(`${url}/v1/status/leader`)).json();
     return typeof leader === 'string' && leader !== '';
