@@ -27,6 +27,14 @@ const STEPS: readonly (readonly string[])[] = [
 
 const cell = (v: string | undefined) => (v ?? '').replace(/\|/g, '\\|');
 
+/** The line naming the public services the rows "… vs …" ran against, when the environment gave any. */
+function sideBySide(): string[] {
+  const given = ['HANGAR_BENCH_VAULT', 'HANGAR_BENCH_CONSUL'].filter((name) => process.env[name]);
+  if (given.length === 0) return [];
+  return [`The rows "… vs" a public service ran with ${given.map((name) => `\`${name}\``).join(' and ')} set (binaries built by scripts/build-public-services): ` +
+    'their dev servers keep everything in memory and use both cores; there, ratio = Hangar ÷ the service and CPU ratio = the service\'s CPU per request ÷ Hangar\'s.'];
+}
+
 function main(): number {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
   const file = join(tempDir('hangar-bench-'), 'rows.jsonl');
@@ -54,6 +62,7 @@ function main(): number {
     'ratio = figure ÷ baseline, both measured in the same run (for rates more is better; for times, less).',
     'CPU ratio = the baseline server\'s CPU time per request ÷ Hangar\'s: the req/s ratio that CPU cost alone allows, steadier than req/s on a busy machine.',
     'The machine may be shared: compare ratios, not absolute figures, between runs.',
+    ...sideBySide(),
     ...(failed.length ? ['', `**Failed steps:** ${failed.map((f) => `\`${f}\``).join(', ')}`] : []),
     '',
     '| row | figure | baseline | ratio | CPU ratio | goal | met? | command |',
