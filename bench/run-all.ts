@@ -10,7 +10,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { machineFacts, Row } from './autocannon';
-import { tempDir } from '../test/helpers/storage';
+import { makeRunTmp } from '../test/setup/run-tmp';
 
 const STEPS: readonly (readonly string[])[] = [
   ['bench/api-load.ts'],
@@ -37,7 +37,9 @@ function sideBySide(): string[] {
 
 function main(): number {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
-  const file = join(tempDir('hangar-bench-'), 'rows.jsonl');
+  // The steps' temporary files (servers' data, PostgreSQL clusters, Terraform) go under one directory, removed at the end.
+  const runTmp = makeRunTmp('hangar-bench-');
+  const file = join(runTmp, 'rows.jsonl');
   writeFileSync(file, '');
   const started = Date.now();
   const failed: string[] = [];
@@ -46,14 +48,14 @@ function main(): number {
     console.log(`\n== ${step.join(' ')}`);
     const res = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', ...step], {
       stdio: 'inherit',
-      env: { ...process.env, HANGAR_BENCH_RESULTS: file, TS_NODE_TRANSPILE_ONLY: 'true' },
+      env: { ...process.env, HANGAR_BENCH_RESULTS: file, TS_NODE_TRANSPILE_ONLY: 'true', TMPDIR: runTmp },
       // A safety net only: on an idle 2-core machine the longest step takes about 2 minutes.
       timeout: 10 * 60_000,
     });
     if (res.status !== 0) failed.push(step.join(' '));
   }
   const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
-  rmSync(file);
+  rmSync(runTmp, { recursive: true, force: true });
   const minutes = ((Date.now() - started) / 60_000).toFixed(1);
   const lines = [
     '# Benchmark results',

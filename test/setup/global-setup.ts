@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findPostgresBin, startCluster } from './postgres';
+import { makeRunTmp } from './run-tmp';
 import { LEAK_WATCH_VAR, prepareLeakWatchDir } from '../../src/engine/leak-watch';
 
 export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
@@ -22,10 +22,8 @@ export default async function globalSetup(): Promise<void> {
   mkdirSync(join(root, '.cache'), { recursive: true });
   process.env[LEAK_WATCH_VAR] = prepareLeakWatchDir(mkdtempSync(join(root, '.cache', 'leak-watch-')));
   // Every temporary file and directory of the run (tests, servers, CLIs, Terraform, the client
-  // suites) goes under one directory that the teardown removes, however a test ends: TMPDIR is what
-  // Node's os.tmpdir(), Go and Python read. Open to all like /tmp, since PostgreSQL runs as another user.
-  const runTmp = mkdtempSync(join(tmpdir(), 'hangar-run-'));
-  chmodSync(runTmp, 0o1777);
+  // suites) goes under one directory that the teardown removes, however a test ends.
+  const runTmp = makeRunTmp('hangar-run-');
   process.env[RUN_TMP_VAR] = runTmp;
   process.env.TMPDIR = runTmp;
 
