@@ -13,7 +13,7 @@ import { Agent, request } from 'node:http';
 import { parseArgs } from 'node:util';
 import { record } from './autocannon';
 import { peakRssMiB, rssMiB, startBaseline } from './catalog-load';
-import { consulBinary, startConsulDev } from './public-services';
+import { consulBinary, ServiceBinary, startConsulDev } from './public-services';
 import { median, startDevServer, summary } from './util';
 
 const TOKEN = 'bench-catalog-root';
@@ -117,7 +117,7 @@ async function hangarRun(clients: number): Promise<FanOut> {
 }
 
 /** One fan-out against a fresh `consul agent -dev`. */
-async function consulRun(clients: number, bin: NonNullable<ReturnType<typeof consulBinary>>): Promise<FanOut> {
+async function consulRun(clients: number, bin: ServiceBinary): Promise<FanOut> {
   const consul = await startConsulDev(bin);
   try {
     return await kvFanOut(clients, consul.url, consul.pid);
@@ -130,14 +130,14 @@ async function main(): Promise<void> {
   const { values } = parseArgs({ options: { clients: { type: 'string', default: '10000' }, runs: { type: 'string', default: '3' } } });
   const clients = Number(values.clients);
   const runs = Math.max(1, Number(values.runs));
+  const consulBin = consulBinary();
   console.log(`node ${process.version}, ${clients} waiting clients, ${runs} run(s), bare Fastify and Hangar in turn` +
-    (consulBinary() ? ', and Consul (HANGAR_BENCH_CONSUL)' : ''));
+    (consulBin ? ', and Consul (HANGAR_BENCH_CONSUL)' : ''));
   const print = (name: string, r: FanOut) =>
     console.log(`${name.padEnd(40)} connected in ${r.connectMs.toFixed(0)} ms (${r.overflows} listen-queue overflows); all answered ${r.ms.toFixed(0).padStart(6)} ms after the write; RSS while waiting ${r.heldRss.toFixed(0)} MiB, peak ${r.peak.toFixed(0)} MiB`);
 
   // Fresh servers each run, in turn, so that the machine's other work weighs on both alike; a
   // single run's answer time moves by a third from one run to the next.
-  const consulBin = consulBinary();
   const bases: FanOut[] = [];
   const hangars: FanOut[] = [];
   const consuls: FanOut[] = [];

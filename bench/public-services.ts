@@ -23,8 +23,14 @@ export interface PublicService {
   stop(): Promise<void>;
 }
 
+/** A public service's binary and the version it prints. */
+export interface ServiceBinary {
+  readonly path: string;
+  readonly version: string;
+}
+
 /** The binary an environment variable names, or undefined; a named binary that does not run is an error. */
-function binary(variable: 'HANGAR_BENCH_VAULT' | 'HANGAR_BENCH_CONSUL'): { path: string; version: string } | undefined {
+function binary(variable: 'HANGAR_BENCH_VAULT' | 'HANGAR_BENCH_CONSUL'): ServiceBinary | undefined {
   const path = process.env[variable];
   if (!path) return undefined;
   const out = execFileSync(path, ['version'], { encoding: 'utf8' });
@@ -62,7 +68,7 @@ async function startDev(label: string, path: string, args: string[], url: string
 }
 
 /** `vault server -dev` on a free loopback port, with the given root token (in memory, as Vault's dev mode is). */
-export async function startVaultDev(bin: { path: string; version: string }, rootToken: string): Promise<PublicService> {
+export async function startVaultDev(bin: ServiceBinary, rootToken: string): Promise<PublicService> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   return startDev(`Vault ${bin.version} dev`, bin.path, ['server', '-dev', `-dev-root-token-id=${rootToken}`, `-dev-listen-address=127.0.0.1:${port}`], url,
@@ -80,7 +86,7 @@ function openFilesLimit(): number {
  * 200 HTTP connections is raised as far as its open files allow (it wants 20 to spare), as in the
  * fan-out every watcher comes from one address.
  */
-export async function startConsulDev(bin: { path: string; version: string }): Promise<PublicService> {
+export async function startConsulDev(bin: ServiceBinary): Promise<PublicService> {
   const [http, server, lan, wan] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const url = `http://127.0.0.1:${http}`;
   const perClient = Math.max(200, openFilesLimit() - 100);
@@ -97,7 +103,7 @@ export async function startConsulDev(bin: { path: string; version: string }): Pr
  * Records Hangar's result for a row next to a public service's for the same requests: the rate
  * ratio, and the CPU ratio (the public service's CPU per request ÷ Hangar's). The goal is to be ahead.
  */
-export function recordVersus(group: string, name: string, hangar: LoadResult, service: PublicService, theirs: LoadResult): void {
+function recordVersus(group: string, name: string, hangar: LoadResult, service: PublicService, theirs: LoadResult): void {
   if (theirs.non2xx || theirs.errors) throw new Error(`${service.label} ${name}: ${theirs.non2xx} non-2xx answers, ${theirs.errors} errors`);
   record({
     group: `${group} vs ${service.label}`,

@@ -12,6 +12,14 @@ import { v8Collector } from '../collector';
  */
 export const RELEASE_STEP = 8 * 1024 * 1024;
 
+let requested = 0;
+
+/**
+ * How many collections the counters have run so far. The tests read it: V8's own reports of its
+ * collections (PerformanceObserver) may merge or lose one on a busy machine.
+ */
+export const releasesRun = (): number => requested;
+
 /**
  * A counter for one stream's chunks: each time the bytes counted pass a multiple of RELEASE_STEP
  * it runs a minor collection (about half a millisecond with the server's young generation).
@@ -27,11 +35,3 @@ export function releaseAsStreamed(): (bytes: number) => void {
     }
   };
 }
-
-let requested = 0;
-
-/**
- * How many collections the counters have run so far. The tests read it: V8's own reports of its
- * collections (PerformanceObserver) may merge or lose one on a busy machine.
- */
-export const releasesRun = (): number => requested;
