@@ -61,6 +61,8 @@ export function execWithNodeFlags(): void {
   const env = missingServerEnv(argv, process.env);
   // Node.js 22 and Windows have no execve: the server runs without the flags there.
   if ((flags.length === 0 && !env) || typeof process.execve !== 'function') return;
+  // A worker thread of the server (`--workers`) runs in the process its main thread set up.
+  if (!(require('node:worker_threads') as typeof import('node:worker_threads')).isMainThread) return;
   try {
     process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], env ?? process.env);
   } catch {

@@ -8,6 +8,7 @@ import { prepareDataDir } from './data-dir';
 import { ApiName, buildApi } from './http/api';
 import { Logger, silentLogger } from './logger';
 import type { EngineMetrics } from './metrics';
+import { PeerConfig, Peers } from './peers';
 import { registryApi } from './registry/api';
 import { REGISTRY_JOBS } from './registry/jobs';
 import { ensureRootToken } from './root-token';
@@ -36,6 +37,8 @@ export interface EngineOptions {
   readonly secretsKeyFile?: string;
   /** Supplies the secrets master key instead of the environment or a key file (the KMS seam). */
   readonly unseal?: UnsealHook;
+  /** The other engines of this server, in other threads (`hangar server --workers N`). */
+  readonly peers?: PeerConfig;
 }
 
 /** Background jobs of all services, run by `hangar server`. */
@@ -80,6 +83,8 @@ export class Engine {
   readonly scheduler: Scheduler;
   /** Prometheus metrics, once `enableMetrics` ran (the server does; the in-process CLI need not pay for them). */
   metrics?: EngineMetrics;
+  /** The engines of the other worker threads of this server, if it has several. */
+  readonly peers?: Peers;
 
   private constructor(
     readonly storage: Storage,
@@ -93,6 +98,7 @@ export class Engine {
     this.devMode = options.devRootToken !== undefined;
     this.catalogDefaultPolicy = options.catalogDefaultPolicy ?? (this.devMode ? 'allow' : 'deny');
     this.scheduler = new Scheduler(this, JOBS);
+    this.peers = options.peers && new Peers(options.peers);
     // Storage timings: every transaction of every service passes here; a no-op until metrics are on.
     const tx = storage.tx.bind(storage);
     storage.tx = async (fn, txOptions) => {
@@ -136,6 +142,7 @@ export class Engine {
   async close(): Promise<void> {
     await Promise.all([...this.apps.values()].map((app) => app.close()));
     await this.scheduler.stop();
+    this.peers?.close();
     await this.storage.close();
   }
 }

@@ -1,6 +1,9 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, MetricObjectWithValues, MetricValue, Registry } from 'prom-client';
 import type { Engine } from './engine';
 import type { ApiName } from './http/api';
+
+/** The Peers topic on which a thread asks the others for their metrics. */
+const METRICS_TOPIC = 'metrics';
 
 /** Latency buckets in seconds: sub-millisecond cached reads up to blocking queries' minutes. */
 const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600];
@@ -9,6 +12,10 @@ const SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * The metrics of one engine, in a registry of its own (not prom-client's global one: tests and
  * the in-process transport run several engines in one process). Counters are updated on the hot
  * path; gauges that need the database (leases, sessions) are read when someone scrapes.
+ *
+ * A server with several worker threads answers for all of them: the thread asked gathers the
+ * others' metrics (Peers) and sums them; the process's own metrics come from the main thread, and
+ * the database's gauges from one thread.
  */
 export class EngineMetrics {
   readonly registry = new Registry();
@@ -17,9 +24,10 @@ export class EngineMetrics {
   private readonly transactions: Histogram<'mode' | 'outcome'>;
   private readonly jobs: Counter<'job' | 'outcome'>;
 
-  constructor(engine: Engine) {
+  constructor(private readonly engine: Engine) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    if (!engine.peers || engine.peers.config.index === 0) collectDefaultMetrics({ register: this.registry });
+    engine.peers?.answer(METRICS_TOPIC, () => this.registry.getMetricsAsJSON());
     this.requests = new Counter({
       name: 'hangar_http_requests_total',
       help: 'HTTP requests answered, by API, method, route pattern and status',
@@ -51,6 +59,7 @@ export class EngineMetrics {
       name: 'hangar_secrets_leases',
       help: 'Secrets leases outstanding (not yet revoked)',
       registers,
+      aggregator: 'first',
       async collect() {
         this.set(await count('SELECT COUNT(*) AS n FROM secrets_leases'));
       },
@@ -59,6 +68,7 @@ export class EngineMetrics {
       name: 'hangar_catalog_sessions',
       help: 'Catalog sessions',
       registers,
+      aggregator: 'first',
       async collect() {
         this.set(await count('SELECT COUNT(*) AS n FROM catalog_sessions'));
       },
@@ -90,7 +100,19 @@ export class EngineMetrics {
 
   /** The Prometheus text exposition format. */
   async prometheus(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    return { contentType: this.registry.contentType, body: await (await this.server()).metrics() };
+  }
+
+  /** This engine's registry, or with worker threads the sum of all of theirs. */
+  private async server(): Promise<Registry> {
+    const peers = this.engine.peers;
+    if (!peers) return this.registry;
+    const theirs = (await peers.gather(METRICS_TOPIC)).filter((m) => m !== null) as MetricObjectWithValues<MetricValue<string>>[][];
+    // prom-client omits what it cannot sum over processes (the start time); here one thread reports it.
+    const all = [await this.registry.getMetricsAsJSON(), ...theirs].map((metrics) =>
+      metrics.map((m) => (m.aggregator === 'omit' ? { ...m, aggregator: 'first' as const } : m)),
+    );
+    return AggregatorRegistry.aggregate(all);
   }
 
   /**
@@ -102,7 +124,7 @@ export class EngineMetrics {
     const gauges: object[] = [];
     const counters: object[] = [];
     const samples: object[] = [];
-    for (const metric of await this.registry.getMetricsAsJSON()) {
+    for (const metric of await (await this.server()).getMetricsAsJSON()) {
       if (String(metric.type) === 'gauge') {
         for (const v of metric.values) gauges.push({ Name: metric.name, Value: v.value, Labels: v.labels });
       } else if (String(metric.type) === 'counter') {

@@ -5,6 +5,7 @@ import { Engine } from '../../src/engine/engine';
 import { ApiName } from '../../src/engine/http/api';
 import { listen } from '../../src/engine/http/server';
 import { Logger } from '../../src/engine/logger';
+import type { PeerConfig } from '../../src/engine/peers';
 
 export const ROOT_TOKEN = 'test-root-token';
 
@@ -33,7 +34,7 @@ export interface TestServer {
 /** A real server on ephemeral ports over a fresh storage of the given kind, root token ROOT_TOKEN. */
 export async function startTestServer(
   kind: 'sqlite' | 'postgres',
-  options: { clock?: Clock; logger?: Logger; sharedStorage?: FreshStorage } = {},
+  options: { clock?: Clock; logger?: Logger; sharedStorage?: FreshStorage; peers?: PeerConfig } = {},
 ): Promise<TestServer> {
   // A shared storage (two servers on one database) belongs to the caller, who cleans it up.
   const { sharedStorage, ...engineOptions } = options;

@@ -6,6 +6,7 @@ import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
 import type { StorageConfig } from '../../engine/storage';
 import { CommandSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
+import { newThreadShared, serveInThread, ServerThreads, threadData, workerCount } from './server-threads';
 
 export const serverCommand: CommandSpec = {
   name: 'server',
@@ -21,6 +22,12 @@ export const serverCommand: CommandSpec = {
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
     'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default deny; --dev: allow)' },
     'secrets-key-file': { type: 'string', env: 'HANGAR_SECRETS_KEY_FILE', placeholder: 'FILE', help: 'Secrets master key file, away from the database (default <data>/secrets.key; HANGAR_SECRETS_KEY holds the key itself)' },
+    'workers': {
+      type: 'string',
+      env: 'HANGAR_WORKERS',
+      placeholder: 'N|auto',
+      help: 'Threads serving requests, each with its own engine on the same data and ports (default 1; auto: one per core)',
+    },
     'dev': { type: 'boolean', env: 'HANGAR_DEV', help: 'Development mode: temporary data, a known root token, ready at once' },
     'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
     'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default; --dev: debug, one line per request), debug, trace' },
@@ -38,6 +45,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const { sweepPartialUploads } = require('../../engine/registry/uploads') as typeof import('../../engine/registry/uploads');
   const { startupWarnings } = require('../../engine/startup-warnings') as typeof import('../../engine/startup-warnings');
   const { v8Collector } = require('../../engine/collector') as typeof import('../../engine/collector');
+  const { ThreadLock } = require('../../engine/storage/sqlite/thread-lock') as typeof import('../../engine/storage/sqlite/thread-lock');
   const dev = options.dev === true;
   if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
   const addresses = {
@@ -62,20 +70,45 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     throw new UsageError(`--catalog-default-policy must be allow or deny, not "${catalogDefaultPolicy}"`);
   }
 
-  const temporary = dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
-  const dataDir = temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
+  const workers = workerCount(options.workers as string | undefined);
+  // In a worker thread of a server with several (server-threads.ts), the main thread decided these.
+  const thread = threadData();
+  const temporary = !thread && dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
+  const dataDir = thread?.dataDir ?? temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
+  const shared = thread ?? newThreadShared(workers);
   const storage: StorageConfig =
-    kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir };
-  const devRootToken = dev ? ((options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
-  const logger = createLogger(logOptions(options, dev));
+    kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
+  const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
+  // A worker thread's lines say which thread wrote them.
+  const logger = thread ? createLogger(logOptions(options, dev)).child({ thread: thread.index }) : createLogger(logOptions(options, dev));
 
   const secretsKeyFile = options['secrets-key-file'] as string | undefined;
-  const engine = await Engine.open({ storage, dataDir, logger, devRootToken, createRootToken: true, catalogDefaultPolicy, secretsKeyFile });
+  const peers = shared && { channel: shared.channel, count: shared.count, index: thread?.index ?? 0 };
+  const engine = await Engine.open({
+    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers,
+  });
+  if (thread) {
+    try {
+      await listen(engine, thread.addresses, 'join');
+    } catch (err) {
+      await engine.close();
+      throw err;
+    }
+    await serveInThread();
+    await engine.close();
+    return 0;
+  }
   let urls;
+  let threads: ServerThreads | undefined;
   try {
     const swept = await sweepPartialUploads(engine);
     if (swept > 0) logger.info({ files: swept }, 'removed the partial files of interrupted uploads');
-    urls = await listen(engine, addresses);
+    urls = await listen(engine, addresses, shared && 'first');
+    if (shared) {
+      const bound = { registry: hostPort(urls.registry), secrets: hostPort(urls.secrets), catalog: hostPort(urls.catalog) };
+      const lock = new ThreadLock(shared.writeLock);
+      threads = await ServerThreads.start({ ...shared, dataDir, devRootToken, addresses: bound }, logger, (id) => lock.releaseHeldBy(id));
+    }
   } catch (err) {
     await engine.close();
     throw err;
@@ -85,9 +118,10 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   // buffer, 7 MB): V8 would keep it until its first full collection, which an idle server may never
   // reach. One collection here, a few milliseconds, gives it back (docs/performance.md).
   v8Collector()?.({ type: 'major' });
-  logger.info({ urls, storage: kind, dataDir, dev }, 'hangar is ready');
+  logger.info({ urls, storage: kind, dataDir, dev, workers }, 'hangar is ready');
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const banner = [`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`];
+  if (workers > 1) banner.push(`Workers: ${workers} threads`);
   if (dev) {
     banner.push(`Root token: ${devRootToken}`);
     banner.push('DEV MODE: not for production. Data is temporary unless --data is given.');
@@ -112,7 +146,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       }
       stopping = true;
       logger.info({ signal }, 'shutting down: finishing requests in flight');
-      engine.close().then(done, (err: unknown) => {
+      Promise.all([threads?.stop(), engine.close()]).then(() => done(), (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
         done();
       });
@@ -123,6 +157,11 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   if (temporary) rmSync(temporary, { recursive: true, force: true });
   logger.info('stopped');
   return 0;
+}
+
+/** "http://HOST:PORT" as listen() reports it, back to the HOST:PORT it listens on. */
+function hostPort(url: string): string {
+  return new URL(url).host;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];

@@ -86,14 +86,17 @@ class Group {
 }
 
 const POLL_MS = 250;
+/** The Peers topic on which a thread tells the others which tables its writes changed. */
+const TABLES_TOPIC = 'catalog-tables';
 
 /**
  * Blocking queries of one engine: an in-process index of waiting requests by table. A write of
  * this process notifies the tables it touched once its transaction committed. Writes of other
  * processes: on PostgreSQL (several servers on one database) each committed index bump sends a
  * NOTIFY that one listening connection per server turns into the same notification (its own writes
- * come back too: one more recomputation, which finds nothing new); on SQLite (the CLI on the same
- * file) the small catalog_tables row set is polled while anyone waits.
+ * come back too: one more recomputation, which finds nothing new); the threads of one server
+ * (`--workers`) tell each other at once (Peers); on SQLite, writes of other processes (the CLI on
+ * the same file) are noticed by polling the small catalog_tables row set while anyone waits.
  */
 export class BlockingQueries {
   private readonly groups = new Map<string, Group>();
@@ -105,10 +108,19 @@ export class BlockingQueries {
   private unlisten?: () => void;
   private closing = false;
 
-  constructor(private readonly engine: Engine) {}
+  constructor(private readonly engine: Engine) {
+    engine.peers?.on(TABLES_TOPIC, (tables) => this.wake(tables as Table[]));
+  }
 
-  /** Tables changed (committed): the waiters on them recompute. */
+  /** Tables changed (committed by this engine): the waiters on them, here and in the server's other threads, recompute. */
   notify(tables: Iterable<Table>): void {
+    const list = [...tables];
+    // On PostgreSQL every thread hears the NOTIFY already.
+    if (!this.engine.storage.listen) this.engine.peers?.publish(TABLES_TOPIC, list);
+    this.wake(list);
+  }
+
+  private wake(tables: Iterable<Table>): void {
     this.epoch++;
     const seen = new Set<Group>();
     for (const table of tables) for (const group of this.byTable.get(table) ?? []) seen.add(group);
@@ -234,9 +246,9 @@ export class BlockingQueries {
       this.unlisten = storage.listen(
         TABLES_CHANNEL,
         (table) => {
-          if ((TABLES as readonly string[]).includes(table)) this.notify([table as Table]);
+          if ((TABLES as readonly string[]).includes(table)) this.wake([table as Table]);
         },
-        () => this.notify(TABLES),
+        () => this.wake(TABLES),
       );
       return;
     }
@@ -258,7 +270,7 @@ export class BlockingQueries {
       // The first round has nothing to compare with: every group looks once, so that a write of
       // another process between a waiter's first snapshot and this round is not missed.
       const changed = [...now].filter(([table, idx]) => before?.get(table) !== idx).map(([table]) => table);
-      if (changed.length > 0) this.notify(changed);
+      if (changed.length > 0) this.wake(changed);
     } catch (err) {
       if (!this.closing) this.engine.logger.warn({ err }, 'blocking query poll failed');
     }

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import type { ApiName } from './api';
 
@@ -21,19 +21,36 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host: match[1] ?? match[2], port };
 }
 
-/** Starts the three listeners; resolves to the URLs they really listen on (port 0 picks a free port). */
-export async function listen(engine: Engine, addresses: ListenAddresses): Promise<Record<ApiName, string>> {
+/**
+ * Starts the three listeners; resolves to the URLs they really listen on (port 0 picks a free port).
+ * With `shared`, each listener is opened with SO_REUSEPORT, so that the worker threads of one server
+ * (`hangar server --workers N`) each listen on the same ports and the kernel spreads connections
+ * among them. A port already taken is refused even then, by anyone: the first thread checks with a
+ * plain listener first, since another server of the same user, started with `--workers` by mistake,
+ * would otherwise quietly share the port.
+ */
+export async function listen(engine: Engine, addresses: ListenAddresses, shared?: 'first' | 'join'): Promise<Record<ApiName, string>> {
   const urls = {} as Record<ApiName, string>;
   engine.enableMetrics();
   for (const name of ['registry', 'secrets', 'catalog'] as const) {
     const { host, port } = parseHostPort(addresses[name]);
+    if (shared === 'first' && port !== 0) await ensureFree(host, port);
     const app = engine.app(name);
     // A deep accept queue (Linux caps it at net.core.somaxconn): thousands of clients reconnecting
     // at once after a restart are queued, not dropped into SYN retries (Node's default is 511).
-    await app.listen({ host, port, backlog: LISTEN_BACKLOG });
+    await app.listen({ host, port, backlog: LISTEN_BACKLOG, ...(shared ? { reusePort: true } : {}) });
     const address = app.server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     urls[name] = `http://${shownHost}:${address.port}`;
   }
   return urls;
+}
+
+/** Throws EADDRINUSE (or whatever else listening on host:port meets) unless it is free. */
+function ensureFree(host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen({ host, port }, () => probe.close(() => resolve()));
+  });
 }

@@ -5,6 +5,7 @@ import { BoundedMap } from '../../bounded-map';
 import { applyMigrations } from '../apply-migrations';
 import { backoff, MAX_TX_ATTEMPTS, UniqueViolation } from '../errors';
 import { Db, Migration, Row, SqlValue, Storage, TxOptions } from '../types';
+import { ThreadLock } from './thread-lock';
 
 const BUSY_TIMEOUT_MS = 10_000;
 /**
@@ -68,6 +69,9 @@ class Connection {
  * node:sqlite is synchronous, so transactions of this process are queued one after the other
  * (an async handler inside a transaction must not interleave with another's statements).
  *
+ * The threads of one server (`--workers`) each have their connections and take a shared write lock
+ * (ThreadLock) before BEGIN IMMEDIATE, so they queue for it without SQLite's sleeping busy handler.
+ *
  * Read-only transactions run on a second connection, opened read-only: they refuse writes as
  * PostgreSQL's READ ONLY transactions do. (Switching one connection with `PRAGMA query_only`, as
  * before, made SQLite expire every prepared statement at each switch, and a mixed load re-parsed
@@ -80,7 +84,11 @@ export class SqliteStorage implements Storage {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  constructor(readonly file: string, private readonly migrations: readonly Migration[]) {
+  constructor(
+    readonly file: string,
+    private readonly migrations: readonly Migration[],
+    private readonly writeLock?: ThreadLock,
+  ) {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // Owner-only from the first byte: SQLite creates the -wal and -shm files with the database file's mode.
     closeSync(openSync(file, 'a', 0o600));
@@ -110,6 +118,16 @@ export class SqliteStorage implements Storage {
   private async runTx<T>(fn: (db: Db) => Promise<T>, options: TxOptions): Promise<T> {
     if (this.closed) throw new Error('storage is closed');
     const readOnly = options.readOnly === true;
+    if (readOnly || !this.writeLock) return this.runAttempts(fn, readOnly);
+    await this.writeLock.acquire();
+    try {
+      return await this.runAttempts(fn, readOnly);
+    } finally {
+      this.writeLock.release();
+    }
+  }
+
+  private async runAttempts<T>(fn: (db: Db) => Promise<T>, readOnly: boolean): Promise<T> {
     const connection = readOnly ? this.reader : this.writer;
     for (let attempt = 0; ; attempt++) {
       try {
