@@ -13,7 +13,8 @@ import { machineFacts, Row } from './autocannon';
 import { makeRunTmp } from '../test/setup/run-tmp';
 
 const STEPS: readonly (readonly string[])[] = [
-  ['bench/api-load.ts'],
+  ['bench/api-load.ts', '--skip-public-services'],
+  ['bench/api-load.ts', '--workers', '2'],
   ['bench/api-load.ts', '--storage', 'postgres', '--seconds', '3'],
   ['bench/registry-search.ts'],
   ['bench/catalog-blocking.ts'],
