@@ -127,7 +127,9 @@ export async function createSession(writes: Writes, input: SessionInput, now: nu
     ttl: input.ttl,
     node_checks: JSON.stringify(input.nodeChecks),
     service_checks: input.serviceChecks ? JSON.stringify(input.serviceChecks) : null,
-    expires_at: ttlNs === undefined ? null : now + Math.round(ttlNs / 1e6),
+    // 2 TTL, as the public service arms a new session's timer (TTL x its multiplier of 2): a
+    // client's renewals within the first TTL then write nothing (renewSession).
+    expires_at: ttlNs === undefined ? null : now + 2 * Math.round(ttlNs / 1e6),
     create_index: index,
     modify_index: index,
   };
@@ -163,13 +165,19 @@ async function checkStatuses(db: Db, node: string, checkIds: readonly string[]):
  * TTL instead of one per call.
  */
 export async function renewSession(db: Db, session: SessionRow, now: number): Promise<SessionRow> {
+  const expiresAt = renewedExpiry(session, now);
+  if (expiresAt === undefined) return session;
+  await db.run('UPDATE catalog_sessions SET expires_at = ? WHERE id = ?', [expiresAt, session.id]);
+  return { ...session, expires_at: expiresAt };
+}
+
+/** The expiry a renewal at `now` stores: 2 TTL ahead; undefined while the stored one is at least one TTL ahead (nothing to write). */
+export function renewedExpiry(session: SessionRow, now: number): number | undefined {
   const ttlNs = session.ttl ? parseDuration(session.ttl) : undefined;
-  if (!ttlNs) return session;
+  if (!ttlNs) return undefined;
   const ttlMs = Math.round(ttlNs / 1e6);
-  if (session.expires_at !== null && Number(session.expires_at) >= now + ttlMs) return session;
-  const renewed = { ...session, expires_at: now + 2 * ttlMs };
-  await db.run('UPDATE catalog_sessions SET expires_at = ? WHERE id = ?', [renewed.expires_at, session.id]);
-  return renewed;
+  if (session.expires_at !== null && Number(session.expires_at) >= now + ttlMs) return undefined;
+  return now + 2 * ttlMs;
 }
 
 /**

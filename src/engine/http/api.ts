@@ -132,11 +132,12 @@ async function handle<Actor, Permission>(
   const params = parse('path', r.params, req.params);
   const query = parse('query', r.query, req.query);
   const body = parse('body', r.body, req.body);
-  const context = async (db: Db): Promise<RequestContext<Actor>> => {
-    const actor = api.authenticate ? await api.authenticate(req, db, engine) : undefined;
+  const context = async (db: Db, resolveCaller = true): Promise<RequestContext<Actor>> => {
+    const actor = resolveCaller && api.authenticate ? await api.authenticate(req, db, engine) : undefined;
     api.authorize(r.permission, actor);
     return { engine, db, actor, requestId: req.id, baseUrl: flat(`${req.protocol}://${req.host}`), now: engine.clock.now(), request: req };
   };
+  if (r.authenticate === false) return r.handler({ params, query, body }, await context(NO_TRANSACTION, false));
   if (r.transaction === 'none') {
     const ctx = api.authenticate ? await engine.storage.tx(context, { readOnly: true }) : await context(NO_TRANSACTION);
     return r.handler({ params, query, body }, ctx);

@@ -63,6 +63,12 @@ export interface Route<Actor, Permission, P = unknown, Q = unknown, B = unknown>
    */
   readonly transaction?: 'write' | 'read' | 'none';
   /**
+   * `false`: the caller is not resolved, so a token sent is not even looked up, and no transaction
+   * is opened (the handler reads nothing): for what the public service answers without any ACL
+   * check (the catalog's status endpoints).
+   */
+  readonly authenticate?: false;
+  /**
    * The body is not parsed: the handler receives the request stream as `body`, whatever its
    * Content-Type (except JSON) and without the JSON size limit (box image uploads).
    */

@@ -79,6 +79,14 @@ describe.each(STORAGE_KINDS)('HTTP envelopes and token headers (%s)', (kind) => 
       expect(res.body).toEqual(expect.any(String));
     });
 
+    test('the status endpoints answer any token, an unknown one too, as the public service checks none there', async () => {
+      for (const path of ['/v1/status/leader', '/v1/status/peers']) {
+        const res = await server.call('catalog', 'GET', path, { headers: { 'x-consul-token': 'no-such-token' } });
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+      }
+      expect((await server.call('catalog', 'GET', '/v1/kv/x', { headers: { 'x-consul-token': 'no-such-token' } })).status).toBe(403);
+    });
+
     test('token/self takes the root token from X-Catalog-Token, X-Consul-Token or Authorization: Bearer', async () => {
       for (const headers of [{ 'x-catalog-token': ROOT_TOKEN }, { 'x-consul-token': ROOT_TOKEN }, { authorization: `Bearer ${ROOT_TOKEN}` }] as Headers[]) {
         const res = await server.call('catalog', 'GET', '/v1/acl/token/self', { headers });

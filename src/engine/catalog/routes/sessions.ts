@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { HangarError } from '../../http/errors';
+import { AfterCommit } from '../../http/routes';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
 import { AGENT_NODE, ensureAgentNode, getNode } from '../nodes';
 import { blockingQuery, ok } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
 import { requestWrites } from '../runtime';
-import { createSession, getSession, invalidateSessions, parseLockDelay, renderSession, renewSession, SERF_HEALTH, SessionRow } from '../sessions';
+import {
+  createSession, getSession, invalidateSessions, parseLockDelay, renderSession, renewedExpiry, renewSession, SERF_HEALTH, SessionRow,
+} from '../sessions';
 
 const CreateBody = consulObject({
   LockDelay: z.union([z.string(), z.number()]).optional(),
@@ -102,15 +105,23 @@ export const sessionRoutes = [
     params: Uuid,
     query: CommonQuery,
     permission: 'session:write',
-    // A write transaction, though most calls write nothing (renewSession): a client renewing every
-    // TTL/2, as the official clients do, writes on most calls, and a read-only transaction first
-    // would cost that call a second transaction.
+    // Read-only: most renewals write nothing (a client renewing every TTL/2, as the official
+    // clients do, writes on one call in three), and those that must write do it in a transaction
+    // of their own, where the session may be gone already.
+    transaction: 'read',
     handler: async ({ params }, ctx) => {
       const id = sessionId(params.uuid);
       const existing = await getSession(ctx.db, id);
-      if (!existing) throw new HangarError(404, [`Session id '${id}' not found`]);
+      if (!existing) throw sessionNotFound(id);
       requirePermission(ctx, 'session', 'write', existing.node, existing.ns);
-      return [renderSession(await renewSession(ctx.db, existing, ctx.now))];
+      if (renewedExpiry(existing, ctx.now) === undefined) return [renderSession(existing)];
+      return new AfterCommit(() =>
+        ctx.engine.storage.tx(async (db) => {
+          const current = await getSession(db, id);
+          if (!current) throw sessionNotFound(id);
+          return [renderSession(await renewSession(db, current, ctx.now))];
+        }),
+      );
     },
   }),
   catalogRoute({
@@ -159,3 +170,5 @@ export const sessionRoutes = [
     },
   }),
 ];
+
+const sessionNotFound = (id: string) => new HangarError(404, [`Session id '${id}' not found`]);
