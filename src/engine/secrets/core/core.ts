@@ -84,7 +84,7 @@ export class SecretsCore {
       core: this,
       mount,
       now: this.engine.clock.now(),
-      tx: (fn) => this.engine.storage.tx((db) => fn(this.store(db, mount), db)),
+      tx: (fn, options) => this.engine.storage.tx((db) => fn(this.store(db, mount), db), options),
     };
   }
 

@@ -255,10 +255,11 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   const own = (plan: Plan) => plan.route.ownTransactions?.includes(plan.operation) === true;
   // A request that carries a body (POST, PUT, PATCH) or deletes usually writes: it is planned and
   // handled in one write transaction, unless its route (judged from the mount table as last read) is
-  // read-only, which never takes a write lock (transit's encrypt). A read-only route of an unlimited
-  // token runs in the planning transaction itself. Only the rest (a read that writes, a limited
-  // token's read, an own-transaction route, a wrong guess) takes a second transaction.
-  const writing = (withBody || op0 === 'delete') && !readOnlyRouteLikely(core, path, op0);
+  // read-only, which never takes a write lock (transit's encrypt), or opens its own transactions
+  // (a login), whose planning then takes none either. A read-only route of an unlimited token runs
+  // in the planning transaction itself. Only the rest (a read that writes, a limited token's read,
+  // an own-transaction route, a wrong guess) takes a second transaction.
+  const writing = (withBody || op0 === 'delete') && !writesElsewhereLikely(core, path, op0);
   const first = await storage.tx(
     attempt(async (db) => {
       const plan = await makePlan(db);
@@ -298,16 +299,17 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
 const relativePath = (mount: MountEntry, path: string): string => path.slice(mount.path.length).replace(/^\/+|\/+$/g, '');
 
 /**
- * Whether a request's route is read-only for some operation, from the mount table as last read (no
- * storage access): a guess that only picks the planning transaction's kind; the plan decides.
+ * Whether a request's route is read-only for some operation or opens its own transactions, from
+ * the mount table as last read (no storage access): a guess that only picks the planning
+ * transaction's kind; the plan decides.
  */
-function readOnlyRouteLikely(core: SecretsCore, path: string, op: Operation | 'write'): boolean {
+function writesElsewhereLikely(core: SecretsCore, path: string, op: Operation | 'write'): boolean {
   const mount = core.mounts.resolveLastRead(path);
   const type = mount && core.engineType(mount.kind, mount.type);
   if (!mount || !type) return false;
   try {
-    const { readOnly } = findRoute(type, mount, relativePath(mount, path), op).route;
-    return readOnly === true || (Array.isArray(readOnly) && readOnly.length > 0);
+    const { readOnly, ownTransactions } = findRoute(type, mount, relativePath(mount, path), op).route;
+    return readOnly === true || (Array.isArray(readOnly) && readOnly.length > 0) || (ownTransactions?.length ?? 0) > 0;
   } catch {
     return false;
   }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { SecretsCore } from './core';
 import type { MountStore } from './store';
 import type { Engine } from '../../engine';
-import type { Db } from '../../storage';
+import type { Db, TxOptions } from '../../storage';
 
 /** What a request does, as the ACL sees it (Vault's logical operations; `patch` is HTTP PATCH, a JSON merge patch). */
 export type Operation = 'create' | 'read' | 'update' | 'patch' | 'delete' | 'list';
@@ -211,8 +211,8 @@ export interface EngineContext {
   readonly core: SecretsCore;
   readonly mount: MountEntry;
   readonly now: number;
-  /** Runs fn in a transaction with this mount's storage. */
-  tx<T>(fn: (store: MountStore, db: Db) => Promise<T>): Promise<T>;
+  /** Runs fn in a transaction with this mount's storage (`readOnly`: one that takes no write lock). */
+  tx<T>(fn: (store: MountStore, db: Db) => Promise<T>, options?: TxOptions): Promise<T>;
 }
 
 /** A kind of secrets engine or auth method: the plug-in interface. */

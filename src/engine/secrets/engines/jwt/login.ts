@@ -23,7 +23,7 @@ export async function discovery(config: JwtConfig): Promise<Discovery> {
   }
 }
 
-/** Config and role of a login, read in one short transaction. */
+/** Config and role of a login, read in one short read-only transaction. */
 export async function loginSetup(req: SecretsRequest, requested: string | undefined) {
   return req.core.context(req.mount).tx(async (store) => {
     const config = await readConfig({ store });
@@ -33,7 +33,7 @@ export async function loginSetup(req: SecretsRequest, requested: string | undefi
     const role = await readRole({ store }, name);
     if (!role) throw badInput(`role "${name}" could not be found`);
     return { config, name, role };
-  });
+  }, { readOnly: true });
 }
 
 const INVALID_SIGNATURE = 'signature is invalid: no trusted key verifies this token';
