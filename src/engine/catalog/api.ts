@@ -97,7 +97,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     }
     const row = await findRequestToken(db, hash, engine.clock.now());
     if (!row) return undefined;
-    const authz = await requestAuthorizer(db, row, engine.catalogDefaultPolicy, runtimeOf(engine).authorizers);
+    const authz = await requestAuthorizer(db, row, engine.catalogDefaultPolicy, runtimeOf(engine).authorizers, engine.storage.generation);
     return { accessorId: row.accessor_id, secretId: secret, ns: row.ns, authz, stored: true };
   },
 

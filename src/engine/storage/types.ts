@@ -39,6 +39,11 @@ export interface Storage {
    * listened are lost: the caller re-reads what it watches. Returns how to stop. Absent on SQLite.
    */
   listen?(channel: string, onMessage: (payload: string) => void, onGap: () => void): () => void;
+  /**
+   * Moves on when a commit failed after transactions that shared it (SQLite's group commit) could
+   * read one another's uncommitted writes: memos keyed by counters read in a transaction include it.
+   */
+  readonly generation: number;
   close(): Promise<void>;
 }
 

@@ -230,6 +230,89 @@ describe('SQLite file', () => {
   });
 });
 
+describe('SQLite group commit', () => {
+  let dataDir: string;
+  let storage: Storage;
+  let commits: number;
+
+  beforeEach(async () => {
+    dataDir = tempDir();
+    storage = await openStorage({ kind: 'sqlite', dataDir });
+    // The number of SQLite COMMITs, from the writer connection's statements.
+    commits = 0;
+    const writer = (storage as unknown as { writer: { run(sql: string): void } }).writer;
+    const run = writer.run.bind(writer);
+    writer.run = (sql: string) => {
+      if (sql === 'COMMIT') commits++;
+      run(sql);
+    };
+  });
+  afterEach(async () => {
+    await storage.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('write transactions queued while one runs commit together; a failing one rolls back alone', async () => {
+    const raw = openRawSqlite(dataDir);
+    const seen: (string | undefined)[] = [];
+    try {
+      const writes = ['a', 'b', 'fails', 'c'].map((name) =>
+        storage
+          .tx(async (db) => {
+            await putSetting(db, `group-${name}`, name);
+            if (name === 'fails') throw new Error('boom');
+            return name;
+          })
+          // A caller learns of its write only once it is committed: another connection sees it then.
+          .then((value) => {
+            seen.push((raw.prepare('SELECT value FROM settings WHERE name = ?').get(`group-${value}`) as { value: string } | undefined)?.value);
+            return value;
+          }),
+      );
+      const results = await Promise.allSettled(writes);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a', 'b', 'boom', 'c']);
+      expect(seen).toEqual(['a', 'b', 'c']);
+      expect(commits).toBe(1);
+      expect(raw.prepare("SELECT name FROM settings WHERE name LIKE 'group-%' ORDER BY name").all()).toEqual([
+        { name: 'group-a' }, { name: 'group-b' }, { name: 'group-c' },
+      ]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  test('a group whose COMMIT fails fails every one of its transactions and moves the generation on', async () => {
+    await storage.tx(async (db) => {
+      await db.run('CREATE TABLE parents (id INTEGER PRIMARY KEY)');
+      await db.run('CREATE TABLE children (parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)');
+    });
+    const generation = storage.generation;
+    // The first leaves a deferred foreign key unmet, checked at COMMIT only; the second is fine alone.
+    const broken = storage.tx((db) => db.run('INSERT INTO children (parent) VALUES (42)'));
+    const fine = storage.tx((db) => putSetting(db, 'group-fine', 'x'));
+    await expect(broken).rejects.toThrow(/FOREIGN KEY/);
+    await expect(fine).rejects.toThrow(/FOREIGN KEY/);
+    expect(storage.generation).toBe(generation + 1);
+    expect(await storage.tx((db) => getSetting(db, 'group-fine'), { readOnly: true })).toBeUndefined();
+    // The next transaction commits as usual.
+    await storage.tx((db) => putSetting(db, 'group-after', 'y'));
+    expect(await storage.tx((db) => getSetting(db, 'group-after'), { readOnly: true })).toBe('y');
+  });
+
+  test('a read-only transaction does not wait for a write transaction in progress', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const write = storage.tx(async (db) => {
+      await putSetting(db, 'group-slow', 'x');
+      await held;
+    });
+    expect(await storage.tx((db) => getSetting(db, 'group-slow'), { readOnly: true })).toBeUndefined();
+    release();
+    await write;
+    expect(await storage.tx((db) => getSetting(db, 'group-slow'), { readOnly: true })).toBe('x');
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 
 type Db = Parameters<Parameters<Storage['tx']>[0]>[0];

@@ -425,8 +425,15 @@ export async function findRequestToken(db: Db, secretSha256: string, now: number
  * never gets an authorizer older than what it read. Only for authentication, before the request
  * writes anything: what is cached was read from committed rows.
  */
-export async function requestAuthorizer(db: Db, token: RequestToken, defaultPolicy: 'allow' | 'deny', cache: Map<string, Authorizer>): Promise<Authorizer> {
-  const key = `${token.accessor_id}:${token.modify_index}:${token.acl_idx}:${token.namespaces_idx}:${defaultPolicy}`;
+export async function requestAuthorizer(
+  db: Db,
+  token: RequestToken,
+  defaultPolicy: 'allow' | 'deny',
+  cache: Map<string, Authorizer>,
+  generation: number,
+): Promise<Authorizer> {
+  // The storage's generation: indexes read from a group commit that failed come back for other writes.
+  const key = `${generation}:${token.accessor_id}:${token.modify_index}:${token.acl_idx}:${token.namespaces_idx}:${defaultPolicy}`;
   let authz = cache.get(key);
   if (!authz) {
     authz = await authorizerFor(db, token, defaultPolicy);

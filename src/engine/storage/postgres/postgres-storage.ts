@@ -26,6 +26,8 @@ const typeParsers = {
  */
 export class PostgresStorage implements Storage {
   readonly dialect = 'postgres' as const;
+  /** Each transaction commits alone here. */
+  readonly generation = 0;
   private readonly pool: Pool;
   private readonly listeners = new Set<() => void>();
 
