@@ -199,7 +199,16 @@ export class SqliteStorage implements Storage {
       return;
     }
     const done: { write: PendingWrite; result: unknown }[] = [];
-    while (done.length < GROUP_MAX && this.writes.length > 0) {
+    let yielded = false;
+    for (;;) {
+      // Once the queue is empty, the event loop gets one turn before the COMMIT: a busy server has
+      // requests waiting to be read, whose writes then join this group (one thread's requests
+      // otherwise never queue behind a transaction, which runs from BEGIN to COMMIT in one turn).
+      if (this.writes.length === 0 && !yielded) {
+        yielded = true;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      if (done.length >= GROUP_MAX || this.writes.length === 0) break;
       const write = this.writes.shift()!;
       for (let attempt = 0; ; attempt++) {
         this.writer.run('SAVEPOINT tx');
