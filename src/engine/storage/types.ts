@@ -27,6 +27,11 @@ export interface TxOptions {
 export interface Storage {
   readonly dialect: 'sqlite' | 'postgres';
   /**
+   * Moves on when a commit failed after transactions that shared it (SQLite's group commit) could
+   * read one another's uncommitted writes: memos keyed by counters read in a transaction include it.
+   */
+  readonly generation: number;
+  /**
    * Runs fn in one transaction: committed when it resolves, rolled back when it throws.
    * Conflicts with other writers (SQLITE_BUSY, serialization failures) are retried.
    */
@@ -39,11 +44,6 @@ export interface Storage {
    * listened are lost: the caller re-reads what it watches. Returns how to stop. Absent on SQLite.
    */
   listen?(channel: string, onMessage: (payload: string) => void, onGap: () => void): () => void;
-  /**
-   * Moves on when a commit failed after transactions that shared it (SQLite's group commit) could
-   * read one another's uncommitted writes: memos keyed by counters read in a transaction include it.
-   */
-  readonly generation: number;
   close(): Promise<void>;
 }
 
