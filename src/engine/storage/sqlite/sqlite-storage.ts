@@ -89,7 +89,7 @@ interface PendingWrite {
  * settles only after that COMMIT, so nobody learns of a write before it is durable. A commit writes
  * every page a transaction changed to the WAL: pages that the writes of a group share (the catalog's
  * index row, a table's last leaf, its indexes' pages) are written once for the group, and a busy
- * server spends a fraction of the time in commits (bench/README.md). If a group's COMMIT fails, every
+ * server spends a fraction of the time in commits (docs/performance.md). If a group's COMMIT fails, every
  * transaction of the group fails, and `generation` moves on: a transaction of a group may have read
  * the uncommitted writes of the ones before it, so memos keyed by counters read in a transaction
  * (catalog authorizers) include the generation.
