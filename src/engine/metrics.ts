@@ -100,11 +100,11 @@ export class EngineMetrics {
 
   /** The Prometheus text exposition format. */
   async prometheus(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await (await this.server()).metrics() };
+    return { contentType: this.registry.contentType, body: await (await this.wholeServer()).metrics() };
   }
 
   /** This engine's registry, or with worker threads the sum of all of theirs. */
-  private async server(): Promise<Registry> {
+  private async wholeServer(): Promise<Registry> {
     const peers = this.engine.peers;
     if (!peers) return this.registry;
     const theirs = (await peers.gather(METRICS_TOPIC)).filter((m) => m !== null) as MetricObjectWithValues<MetricValue<string>>[][];
@@ -124,7 +124,7 @@ export class EngineMetrics {
     const gauges: object[] = [];
     const counters: object[] = [];
     const samples: object[] = [];
-    for (const metric of await (await this.server()).getMetricsAsJSON()) {
+    for (const metric of await (await this.wholeServer()).getMetricsAsJSON()) {
       if (String(metric.type) === 'gauge') {
         for (const v of metric.values) gauges.push({ Name: metric.name, Value: v.value, Labels: v.labels });
       } else if (String(metric.type) === 'counter') {

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Logger } from '../../engine/logger';
+import { ThreadLock } from '../../engine/storage/sqlite/thread-lock';
 import { UsageError } from '../usage';
 
 /**
@@ -58,8 +59,8 @@ export function serveInThread(): Promise<void> {
 /** The worker threads of a server, started by its main thread once it listens. */
 export class ServerThreads {
   /** Starts threads 1..count-1 and resolves when all listen; rejects (and stops those started) if one fails to. */
-  static async start(data: Omit<ThreadData, 'index'>, logger: Logger, onWriteLockOrphaned: (threadId: number) => void): Promise<ServerThreads> {
-    const threads = new ServerThreads(data, logger, onWriteLockOrphaned);
+  static async start(data: Omit<ThreadData, 'index'>, logger: Logger): Promise<ServerThreads> {
+    const threads = new ServerThreads(data, logger);
     try {
       await Promise.all(Array.from({ length: data.count - 1 }, (_, i) => threads.spawn(i + 1)));
     } catch (err) {
@@ -70,13 +71,16 @@ export class ServerThreads {
   }
 
   private readonly workers = new Map<number, Worker>();
+  /** The threads' SQLite write lock, to free if a thread dies holding it. */
+  private readonly writeLock: ThreadLock;
   private stopping = false;
 
   private constructor(
     private readonly data: Omit<ThreadData, 'index'>,
     private readonly logger: Logger,
-    private readonly onWriteLockOrphaned: (threadId: number) => void,
-  ) {}
+  ) {
+    this.writeLock = new ThreadLock(data.writeLock);
+  }
 
   /** Tells every worker thread to finish its requests and close; resolves when all exited. */
   async stop(): Promise<void> {
@@ -112,7 +116,7 @@ export class ServerThreads {
       });
       worker.on('exit', (code) => {
         if (this.workers.get(index) === worker) this.workers.delete(index);
-        this.onWriteLockOrphaned(worker.threadId);
+        this.writeLock.releaseHeldBy(worker.threadId);
         if (!listening) {
           failed(new Error(`worker thread ${index} exited with code ${code} before it listened`));
           return;

@@ -45,7 +45,6 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const { sweepPartialUploads } = require('../../engine/registry/uploads') as typeof import('../../engine/registry/uploads');
   const { startupWarnings } = require('../../engine/startup-warnings') as typeof import('../../engine/startup-warnings');
   const { v8Collector } = require('../../engine/collector') as typeof import('../../engine/collector');
-  const { ThreadLock } = require('../../engine/storage/sqlite/thread-lock') as typeof import('../../engine/storage/sqlite/thread-lock');
   const dev = options.dev === true;
   if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
   const addresses = {
@@ -80,7 +79,8 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
   const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   // A worker thread's lines say which thread wrote them.
-  const logger = thread ? createLogger(logOptions(options, dev)).child({ thread: thread.index }) : createLogger(logOptions(options, dev));
+  const baseLogger = createLogger(logOptions(options, dev));
+  const logger = thread ? baseLogger.child({ thread: thread.index }) : baseLogger;
 
   const secretsKeyFile = options['secrets-key-file'] as string | undefined;
   const peers = shared && { channel: shared.channel, count: shared.count, index: thread?.index ?? 0 };
@@ -106,8 +106,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     urls = await listen(engine, addresses, shared && 'first');
     if (shared) {
       const bound = { registry: hostPort(urls.registry), secrets: hostPort(urls.secrets), catalog: hostPort(urls.catalog) };
-      const lock = new ThreadLock(shared.writeLock);
-      threads = await ServerThreads.start({ ...shared, dataDir, devRootToken, addresses: bound }, logger, (id) => lock.releaseHeldBy(id));
+      threads = await ServerThreads.start({ ...shared, dataDir, devRootToken, addresses: bound }, logger);
     }
   } catch (err) {
     await engine.close();

@@ -105,7 +105,7 @@ export class SqliteStorage implements Storage {
   private readonly writes: PendingWrite[] = [];
   private writing?: Promise<void>;
   private closed = false;
-  generation = 0;
+  private failedGroups = 0;
 
   constructor(
     readonly file: string,
@@ -132,6 +132,11 @@ export class SqliteStorage implements Storage {
     // A savepoint's journal (the pages it changed, to roll back to) in memory, not in a temporary file.
     this.writer.sqlite.exec('PRAGMA temp_store = MEMORY');
     this.reader = new Connection(new DatabaseSync(file, { readOnly: true }));
+  }
+
+  /** The groups whose COMMIT failed so far (see above). */
+  get generation(): number {
+    return this.failedGroups;
   }
 
   tx<T>(fn: (db: Db) => Promise<T>, options: TxOptions = {}): Promise<T> {
@@ -232,7 +237,7 @@ export class SqliteStorage implements Storage {
     try {
       this.writer.run('COMMIT');
     } catch (err) {
-      this.generation++;
+      this.failedGroups++;
       rollback(this.writer);
       for (const { write } of done) write.reject(err);
       return;
