@@ -94,7 +94,7 @@ export const adminRoutes = [
     path: '/api/v1/admin/maintenance',
     permission: 'admin',
     transaction: 'read',
-    handler: async (_input, ctx) => ({ maintenance: { enabled: await inMaintenance(ctx.engine) } }),
+    handler: async (_input, ctx) => ({ maintenance: { enabled: await inMaintenance(ctx.engine, ctx.db) } }),
   }),
   registryRoute({
     method: 'PUT',
