@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Engine } from './engine';
-import { getSetting } from './root-token';
+import { getSetting } from './settings';
 
 /** Periodic work of the server: expiry, revocation, rotation, removal. */
 export interface BackgroundJob {

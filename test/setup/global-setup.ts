@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { findPostgresBin, startCluster } from './postgres';
 import { makeRunTmp } from './run-tmp';
 import { LEAK_WATCH_VAR, prepareLeakWatchDir } from '../../src/engine/leak-watch';
+import { NESTED_TX_CHECK_VAR } from '../../src/engine/storage/nesting-check';
 
 export const STATE_FILE = join(__dirname, '..', '..', '.cache', 'test-cluster.json');
 
@@ -24,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   // Every temporary file and directory of the run (tests, servers, CLIs, Terraform, the client
   // suites) goes under one directory that the teardown removes, however a test ends.
   const runTmp = makeRunTmp('hangar-run-');
+  // A transaction opened inside another fails at once instead of hanging the server it runs in.
+  process.env[NESTED_TX_CHECK_VAR] = '1';
   process.env[RUN_TMP_VAR] = runTmp;
   process.env.TMPDIR = runTmp;
 

@@ -4,7 +4,7 @@ import { sha256Hex } from '../crypto';
 import { type Engine, LOCAL_ADMIN_HEADER } from '../engine';
 import { HangarError } from '../http/errors';
 import { extractToken, REGISTRY_TOKEN_SOURCES } from '../http/tokens';
-import { getSetting, putSetting } from '../root-token';
+import { CachedSetting, putSetting } from '../settings';
 import { Db } from '../storage';
 import { registryConfig } from './config';
 
@@ -12,7 +12,7 @@ const MAINTENANCE_KEY = 'registry:maintenance';
 const MAINTENANCE_CACHE_MS = 2000;
 
 interface EngineLimits {
-  maintenance?: { on: boolean; readAt: number };
+  maintenance: CachedSetting;
   windows: BoundedMap<string, { start: number; count: number }>;
 }
 
@@ -28,7 +28,7 @@ const state = new WeakMap<Engine, EngineLimits>();
 function limitsOf(engine: Engine): EngineLimits {
   let s = state.get(engine);
   if (!s) {
-    s = { windows: new BoundedMap(RATE_WINDOWS_MAX) };
+    s = { maintenance: new CachedSetting(MAINTENANCE_KEY, MAINTENANCE_CACHE_MS, engine.clock), windows: new BoundedMap(RATE_WINDOWS_MAX) };
     state.set(engine, s);
   }
   return s;
@@ -39,20 +39,21 @@ export function rateLimitWindows(engine: Engine): { readonly size: number; reado
   return limitsOf(engine).windows;
 }
 
-/** Maintenance mode, shared by the servers of one database (a setting), cached for two seconds. */
-export async function inMaintenance(engine: Engine): Promise<boolean> {
-  const s = limitsOf(engine);
-  const now = Date.now();
-  if (!s.maintenance || now - s.maintenance.readAt > MAINTENANCE_CACHE_MS) {
-    const value = await engine.storage.tx((db) => getSetting(db, MAINTENANCE_KEY), { readOnly: true });
-    s.maintenance = { on: value === 'on', readAt: now };
-  }
-  return s.maintenance.on;
+/**
+ * Maintenance mode, shared by the servers of one database (a setting), cached for two seconds. A
+ * caller inside a transaction passes it: one opened inside another would wait for itself on SQLite.
+ */
+export async function inMaintenance(engine: Engine, db?: Db): Promise<boolean> {
+  const setting = limitsOf(engine).maintenance;
+  const kept = setting.kept();
+  if (kept) return kept.value === 'on';
+  const value = db ? await setting.get(db) : await engine.storage.tx((tx) => setting.get(tx), { readOnly: true });
+  return value === 'on';
 }
 
 export async function setMaintenance(db: Db, engine: Engine, on: boolean): Promise<void> {
   await putSetting(db, MAINTENANCE_KEY, on ? 'on' : 'off');
-  limitsOf(engine).maintenance = { on, readAt: Date.now() };
+  limitsOf(engine).maintenance.remember(on ? 'on' : 'off');
 }
 
 /**

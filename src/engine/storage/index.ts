@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations';
+import { checkNesting, NESTED_TX_CHECK_VAR } from './nesting-check';
 import { SqliteStorage } from './sqlite/sqlite-storage';
 import { ThreadLock } from './sqlite/thread-lock';
 import { Storage } from './types';
@@ -19,6 +20,7 @@ export async function openStorage(config: StorageConfig): Promise<Storage> {
       ? new SqliteStorage(join(config.dataDir, 'hangar.db'), MIGRATIONS, config.writeLock && new ThreadLock(config.writeLock))
       : // Loaded only when configured: a SQLite server does not build the PostgreSQL storage and its pool.
       new (require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage')).PostgresStorage(config.url, MIGRATIONS);
+  if (process.env[NESTED_TX_CHECK_VAR]) checkNesting(storage);
   try {
     await storage.migrate();
   } catch (err) {

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { NodeIdentity, ServiceIdentity, sha256, TemplatedPolicy, TokenRow } from './store';
 import { sha256Hex } from '../../crypto';
 import type { Engine } from '../../engine';
 import { recordSecret } from '../../leak-watch';
-import { getSetting, ROOT_TOKEN_SETTING } from '../../root-token';
+import { ROOT_TOKEN_SETTING } from '../../root-token';
 import type { Barrier } from '../../secrets/core/barrier';
 import { secretsCore } from '../../secrets/service';
+import { getSetting } from '../../settings';
 import type { Db } from '../../storage';
 import { UniqueViolation } from '../../storage';
 import type { Writes } from '../index-state';
 import { actorOf, badRequest, CatalogContext, GLOBAL_MANAGEMENT_ID } from '../route';
-import { NodeIdentity, ServiceIdentity, sha256, TemplatedPolicy, TokenRow } from './store';
 
 /** A stable UUID-shaped id derived from a value (the root token's and the local administrator's accessors). */
 export function uuidOf(value: string): string {

@@ -161,9 +161,24 @@ describe.each(STORAGE_KINDS)('registry search, owners, two-factor, limits (%s)',
     expect((await bob.call('PUT', '/api/v1/box/bob/web', { box: { short_description: 'x' } })).status).toBe(200);
   });
 
+  test('the maintenance state, asked of a server that has not read it yet', async () => {
+    // Read in the request's own transaction: it once opened a second one, which waited for the first for ever.
+    const fresh = await startTestServer('sqlite');
+    try {
+      expect(await fresh.call('registry', 'GET', '/api/v1/admin/maintenance', { headers: as(ROOT_TOKEN) })).toMatchObject({
+        status: 200,
+        body: { maintenance: { enabled: false } },
+      });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('503 in maintenance mode: changes refused, reads of released boxes go on', async () => {
     const on = await server.call('registry', 'PUT', '/api/v1/admin/maintenance', { body: { maintenance: { enabled: true } }, headers: as(ROOT_TOKEN) });
     expect(on.status).toBe(200);
+    const state = await server.call('registry', 'GET', '/api/v1/admin/maintenance', { headers: as(ROOT_TOKEN) });
+    expect(state).toMatchObject({ status: 200, body: { maintenance: { enabled: true } } });
     const write = await alice.call('POST', '/api/v1/boxes', { box: { name: 'during' } });
     expect(write.status).toBe(503);
     expect(write.body.success).toBe(false);
@@ -172,6 +187,7 @@ describe.each(STORAGE_KINDS)('registry search, owners, two-factor, limits (%s)',
     expect((await anon.call('GET', '/alice/debian-web')).status).toBe(200);
     expect((await anon.call('GET', '/api/v1/search?q=debian')).status).toBe(200);
     await server.call('registry', 'PUT', '/api/v1/admin/maintenance', { body: { maintenance: { enabled: false } }, headers: as(ROOT_TOKEN) });
+    expect((await server.call('registry', 'GET', '/api/v1/admin/maintenance', { headers: as(ROOT_TOKEN) })).body).toEqual({ maintenance: { enabled: false } });
     expect((await alice.call('POST', '/api/v1/boxes', { box: { name: 'after' } })).status).toBe(200);
   });
 
