@@ -11,7 +11,7 @@ import type { EngineMetrics } from './metrics';
 import { PeerConfig, Peers } from './peers';
 import { registryApi } from './registry/api';
 import { REGISTRY_JOBS } from './registry/jobs';
-import { ensureRootToken } from './root-token';
+import { ensureRootToken, RootTokenHash } from './root-token';
 import { secretsApi } from './secrets/api';
 import type { UnsealHook } from './secrets/core/barrier';
 import { SECRETS_JOBS } from './secrets/jobs';
@@ -74,6 +74,8 @@ export class Engine {
    * directory acts as administrator). Random per process and never sent over a network.
    */
   readonly localAdminSecret = randomBytes(32).toString('hex');
+  /** Answers whether a request's token is the root token. */
+  readonly rootToken: RootTokenHash;
   /** The root token when this start created (or, in dev mode, set) it; undefined otherwise. */
   createdRootToken?: string;
   /** Dev mode (a dev root token was given): the secrets service mounts the spec's default paths. */
@@ -92,6 +94,7 @@ export class Engine {
   ) {
     this.logger = options.logger ?? silentLogger();
     this.clock = options.clock ?? systemClock;
+    this.rootToken = new RootTokenHash(this.clock);
     this.dataDir = options.dataDir;
     this.secretsKeyFile = options.secretsKeyFile;
     this.unseal = options.unseal;

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Clock } from './clock';
 import { sha256Hex, timingSafeEqualHex } from './crypto';
 import { recordSecret } from './leak-watch';
+import { CachedSetting, putSetting } from './settings';
 import { Db, Storage } from './storage';
 
 /** The setting that holds the SHA-256 of the root token (the catalog derives the root token's AccessorID from it). */
@@ -43,30 +45,35 @@ export function newRootToken(): string {
   return token;
 }
 
-export async function isRootToken(db: Db, token: string): Promise<boolean> {
-  return isRootTokenHash(db, sha256Hex(token));
-}
+/** How long a server trusts the root token's hash it last read (see RootTokenHash). */
+export const ROOT_TOKEN_REREAD_MS = 1000;
 
-/** isRootToken for a caller that has the token's SHA-256 (hex) already. */
-export async function isRootTokenHash(db: Db, tokenSha256: string): Promise<boolean> {
-  const stored = await getSetting(db, ROOT_TOKEN_SETTING);
-  return stored !== undefined && timingSafeEqualHex(stored, tokenSha256);
+/**
+ * Whether a token is the root token. Every request with a token asks, so the stored hash is kept
+ * in memory and read again at most once a second: it changes only when a server starts
+ * (ensureRootToken), and a server started with `--dev-root-token` on a PostgreSQL database that
+ * others share is seen by them within that second.
+ */
+export class RootTokenHash {
+  private readonly stored: CachedSetting;
+
+  constructor(clock: Clock) {
+    this.stored = new CachedSetting(ROOT_TOKEN_SETTING, ROOT_TOKEN_REREAD_MS, clock);
+  }
+
+  matchesToken(db: Db, token: string): Promise<boolean> {
+    return this.matches(db, sha256Hex(token));
+  }
+
+  /** matchesToken for a caller that has the token's SHA-256 (hex) already. */
+  async matches(db: Db, tokenSha256: string): Promise<boolean> {
+    const stored = await this.stored.get(db);
+    return stored !== undefined && timingSafeEqualHex(stored, tokenSha256);
+  }
 }
 
 /** The root token from `<data>/root-token`, when this process may read it. */
 export function readRootTokenFile(dataDir: string): string | undefined {
   const file = join(dataDir, ROOT_TOKEN_FILE);
   return existsSync(file) ? readFileSync(file, 'utf8').trim() : undefined;
-}
-
-export async function getSetting(db: Db, name: string): Promise<string | undefined> {
-  const row = await db.get<{ value: string }>('SELECT value FROM settings WHERE name = ?', [name]);
-  return row?.value;
-}
-
-export async function putSetting(db: Db, name: string, value: string): Promise<void> {
-  await db.run(
-    'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value',
-    [name, value],
-  );
 }

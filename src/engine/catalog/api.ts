@@ -4,7 +4,6 @@ import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
 import { extractToken, TokenSources } from '../http/tokens';
-import { isRootTokenHash } from '../root-token';
 import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
 import { findRequestToken, requestAuthorizer } from './acl/store';
@@ -92,7 +91,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     const secret = extractToken(req, TOKEN_SOURCES) ?? '';
     // One SHA-256 serves both lookups (the root token's stored hash, the token table's secret_hash).
     const hash = sha256Hex(secret || 'anonymous');
-    if (secret && (await isRootTokenHash(db, hash))) {
+    if (secret && (await engine.rootToken.matches(db, hash))) {
       return { accessorId: rootAccessorId(hash), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
     }
     const row = await findRequestToken(db, hash, engine.clock.now());

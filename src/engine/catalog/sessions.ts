@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { BoundedMap } from '../bounded-map';
 import type { Db } from '../storage';
 import type { Writes } from './index-state';
 import { badRequest, formatDuration, parseDuration } from './route';
@@ -171,9 +172,17 @@ export async function renewSession(db: Db, session: SessionRow, now: number): Pr
   return { ...session, expires_at: expiresAt };
 }
 
+/** Stored TTLs parsed (a renewal parses its session's; most sessions share a few TTLs). */
+const parsedTtls = new BoundedMap<string, number | undefined>(64);
+
+function storedTtlNs(ttl: string): number | undefined {
+  if (!parsedTtls.has(ttl)) parsedTtls.set(ttl, parseDuration(ttl));
+  return parsedTtls.get(ttl);
+}
+
 /** The expiry a renewal at `now` stores: 2 TTL ahead; undefined while the stored one is at least one TTL ahead (nothing to write). */
 export function renewedExpiry(session: SessionRow, now: number): number | undefined {
-  const ttlNs = session.ttl ? parseDuration(session.ttl) : undefined;
+  const ttlNs = session.ttl ? storedTtlNs(session.ttl) : undefined;
   if (!ttlNs) return undefined;
   const ttlMs = Math.round(ttlNs / 1e6);
   if (session.expires_at !== null && Number(session.expires_at) >= now + ttlMs) return undefined;

@@ -1,10 +1,9 @@
 import { LOCAL_ADMIN_HEADER } from '../engine';
+import { RegistryActor, RegistryPermission } from './access';
+import { registerLimits } from './limits';
 import { ApiDefinition } from '../http/api';
 import { forbidden, HangarError, unauthorized, ValidationError } from '../http/errors';
 import { extractToken, REGISTRY_TOKEN_SOURCES } from '../http/tokens';
-import { isRootToken } from '../root-token';
-import { RegistryActor, RegistryPermission } from './access';
-import { registerLimits } from './limits';
 import { adminRoutes } from './routes/admin';
 import { authenticateRoutes } from './routes/authenticate';
 import { boxRoutes } from './routes/boxes';
@@ -41,7 +40,7 @@ export const registryApi: ApiDefinition<RegistryActor, RegistryPermission> = {
     if (req.headers[LOCAL_ADMIN_HEADER] === engine.localAdminSecret) return { kind: 'admin' };
     const token = extractToken(req, REGISTRY_TOKEN_SOURCES);
     if (!token) return undefined;
-    if (await isRootToken(db, token)) return { kind: 'admin' };
+    if (await engine.rootToken.matchesToken(db, token)) return { kind: 'admin' };
     const found = await findTokenUser(db, token);
     return found && { kind: 'user', user: found.user, tokenId: found.tokenId };
   },

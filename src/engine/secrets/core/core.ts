@@ -95,7 +95,7 @@ export class SecretsCore {
 
   /** A token's entry while it is valid (the engine's root token included), or undefined. */
   async tokenEntry(db: Db, token: string, now: number): Promise<{ entry: TokenEntry; root: boolean } | undefined> {
-    if (await this.tokens.isRoot(db, token)) return { entry: rootEntry(token, now), root: true };
+    if (await this.tokens.isRoot(db, token, this.engine.rootToken)) return { entry: rootEntry(token, now), root: true };
     const entry = await this.tokens.lookup(db, token, now);
     return entry && { entry, root: entry.policies.includes('root') };
   }

@@ -5,7 +5,7 @@ import { secondsLeft } from './durations';
 import { SealedMemo } from './store';
 import { TokenEntry } from './types';
 import { sha256Hex } from '../../crypto';
-import { isRootToken } from '../../root-token';
+import { RootTokenHash } from '../../root-token';
 import type { Db } from '../../storage';
 
 /** Vault's system default and maximum TTL: 768h (32 days). */
@@ -238,8 +238,8 @@ export class TokenStore {
   }
 
   /** Whether a token is the root token of the engine. */
-  isRoot(db: Db, token: string): Promise<boolean> {
-    return token.startsWith(SERVICE_PREFIX) || token.startsWith(BATCH_PREFIX) ? Promise.resolve(false) : isRootToken(db, token);
+  isRoot(db: Db, token: string, rootToken: RootTokenHash): Promise<boolean> {
+    return token.startsWith(SERVICE_PREFIX) || token.startsWith(BATCH_PREFIX) ? Promise.resolve(false) : rootToken.matchesToken(db, token);
   }
 }
 
