@@ -19,9 +19,11 @@ export class Writes {
   private index?: number;
   private readonly stamped = new Set<Table>();
 
+  /** `serialized`: the storage runs one write transaction at a time (SQLite), so lock() has nothing to wait for. */
   constructor(
     readonly db: Db,
     readonly touched: Set<Table> = new Set(),
+    private readonly serialized = false,
   ) {}
 
   /**
@@ -31,7 +33,7 @@ export class Writes {
    * BEGIN IMMEDIATE serializes writers already.
    */
   async lock(): Promise<void> {
-    if (this.index === undefined) await this.db.run("UPDATE catalog_meta SET value = value WHERE name = 'index'");
+    if (this.index === undefined && !this.serialized) await this.db.run("UPDATE catalog_meta SET value = value WHERE name = 'index'");
   }
 
   async next(...tables: Table[]): Promise<number> {

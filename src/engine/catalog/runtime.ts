@@ -28,18 +28,21 @@ export function runtimeOf(engine: Engine): CatalogRuntime {
   return runtime;
 }
 
+/** SQLite runs one write transaction at a time (BEGIN IMMEDIATE, and one connection per server); PostgreSQL many. */
+const serializesWrites = (engine: Engine): boolean => engine.storage.dialect === 'sqlite';
+
 /** The writes of a request; the API announces the tables they touched after the commit. */
 export function requestWrites(ctx: { engine: Engine; db: Db; requestId: string }): Writes {
   const pending = runtimeOf(ctx.engine).pending;
   let touched = pending.get(ctx.requestId);
   if (!touched) pending.set(ctx.requestId, (touched = new Set()));
-  return new Writes(ctx.db, touched);
+  return new Writes(ctx.db, touched, serializesWrites(ctx.engine));
 }
 
 /** Runs background work in its own transaction and announces what it wrote. */
 export async function writeAndNotify<T>(engine: Engine, fn: (writes: Writes) => Promise<T>): Promise<T> {
   const touched = new Set<Table>();
-  const result = await engine.storage.tx((db) => fn(new Writes(db, touched)));
+  const result = await engine.storage.tx((db) => fn(new Writes(db, touched, serializesWrites(engine))));
   if (touched.size > 0) runtimeOf(engine).blocking.notify(touched);
   return result;
 }
