@@ -33,6 +33,7 @@ export class Peers {
   private readonly handlers = new Map<string, (body: unknown) => void>();
   private readonly answerers = new Map<string, () => Promise<unknown>>();
   private readonly waiting = new Map<string, (body: unknown) => void>();
+  private closed = false;
 
   constructor(readonly config: PeerConfig) {
     this.channel = new BroadcastChannel(config.channel);
@@ -77,11 +78,13 @@ export class Peers {
   }
 
   close(): void {
+    this.closed = true;
     this.channel.close();
   }
 
   private post(message: Message): void {
-    this.channel.postMessage(message);
+    // A message of work that finished as the engine closed reaches nobody.
+    if (!this.closed) this.channel.postMessage(message);
   }
 
   private receive(message: Message): void {

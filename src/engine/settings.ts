@@ -38,7 +38,9 @@ export class CachedSetting {
 
   /** The value kept, unless it is older than `maxAgeMs`. */
   kept(): { readonly value: string | undefined } | undefined {
-    return this.clock.now() - this.readAt < this.maxAgeMs ? { value: this.value } : undefined;
+    // A clock set back counts as expired, not as young.
+    const age = this.clock.now() - this.readAt;
+    return age >= 0 && age < this.maxAgeMs ? { value: this.value } : undefined;
   }
 
   /** The value as read (or written) in a transaction of this server just now. */

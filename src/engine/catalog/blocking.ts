@@ -107,6 +107,8 @@ export class BlockingQueries {
   /** Stops listening (PostgreSQL); listening starts with the first waiter and lasts until close. */
   private unlisten?: () => void;
   private closing = false;
+  /** Tables this thread's writes changed that the server's other threads have not been told of yet. */
+  private untold?: Set<Table>;
 
   constructor(private readonly engine: Engine) {
     engine.peers?.on(TABLES_TOPIC, (tables) => this.wake(tables as Table[]));
@@ -116,8 +118,24 @@ export class BlockingQueries {
   notify(tables: Iterable<Table>): void {
     const list = [...tables];
     // On PostgreSQL every thread hears the NOTIFY already.
-    if (!this.engine.storage.listen) this.engine.peers?.publish(TABLES_TOPIC, list);
+    if (!this.engine.storage.listen && this.engine.peers) this.tellPeers(list);
     this.wake(list);
+  }
+
+  /**
+   * The other threads hear of a turn's writes in one message, sent once the event loop moves on: a
+   * group commit ends up to 32 writes in one turn, each of which sent a message of its own (a
+   * structured clone, and a wake-up of every other thread).
+   */
+  private tellPeers(tables: readonly Table[]): void {
+    if (!this.untold) {
+      const untold = (this.untold = new Set());
+      setImmediate(() => {
+        this.untold = undefined;
+        this.engine.peers?.publish(TABLES_TOPIC, [...untold]);
+      });
+    }
+    for (const table of tables) this.untold.add(table);
   }
 
   private wake(tables: Iterable<Table>): void {

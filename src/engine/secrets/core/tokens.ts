@@ -5,7 +5,7 @@ import { secondsLeft } from './durations';
 import { SealedMemo } from './store';
 import { TokenEntry } from './types';
 import { sha256Hex } from '../../crypto';
-import { RootTokenHash } from '../../root-token';
+import type { RootTokenHash } from '../../root-token';
 import type { Db } from '../../storage';
 
 /** Vault's system default and maximum TTL: 768h (32 days). */
