@@ -56,11 +56,19 @@ export function serveInThread(): Promise<void> {
   return new Promise((done) => parentPort!.once('message', () => done()));
 }
 
+/** What a worker thread runs: the same script and command as this thread (the bundled CLI, or the sources under ts-node, whose loader the thread inherits with execArgv). */
+export interface ThreadScript {
+  readonly path: string;
+  readonly argv: readonly string[];
+}
+
+const THIS_CLI = (): ThreadScript => ({ path: resolve(process.argv[1]), argv: process.argv.slice(2) });
+
 /** The worker threads of a server, started by its main thread once it listens. */
 export class ServerThreads {
   /** Starts threads 1..count-1 and resolves when all listen; rejects (and stops those started) if one fails to. */
-  static async start(data: Omit<ThreadData, 'index'>, logger: Logger): Promise<ServerThreads> {
-    const threads = new ServerThreads(data, logger);
+  static async start(data: Omit<ThreadData, 'index'>, logger: Logger, script: ThreadScript = THIS_CLI()): Promise<ServerThreads> {
+    const threads = new ServerThreads(data, logger, script);
     try {
       await Promise.all(Array.from({ length: data.count - 1 }, (_, i) => threads.spawn(i + 1)));
     } catch (err) {
@@ -78,6 +86,7 @@ export class ServerThreads {
   private constructor(
     private readonly data: Omit<ThreadData, 'index'>,
     private readonly logger: Logger,
+    private readonly script: ThreadScript,
   ) {
     this.writeLock = new ThreadLock(data.writeLock);
   }
@@ -95,13 +104,13 @@ export class ServerThreads {
   }
 
   private spawn(index: number): Promise<void> {
-    // The same script and command as this thread (the bundled CLI, or the sources under ts-node,
-    // whose loader the thread inherits with execArgv).
-    const worker = new Worker(resolve(process.argv[1]), {
-      argv: process.argv.slice(2),
+    const worker = new Worker(this.script.path, {
+      argv: [...this.script.argv],
       workerData: { hangarServerThread: { ...this.data, index } satisfies ThreadData },
     });
     this.workers.set(index, worker);
+    // Read now: once the thread has exited, worker.threadId is -1.
+    const threadId = worker.threadId;
     return new Promise((ready, failed) => {
       let listening = false;
       worker.on('message', (message: { ready?: boolean }) => {
@@ -116,7 +125,7 @@ export class ServerThreads {
       });
       worker.on('exit', (code) => {
         if (this.workers.get(index) === worker) this.workers.delete(index);
-        this.writeLock.releaseHeldBy(worker.threadId);
+        this.writeLock.releaseHeldBy(threadId);
         if (!listening) {
           failed(new Error(`worker thread ${index} exited with code ${code} before it listened`));
           return;
