@@ -1,23 +1,12 @@
 import { ManualClock } from '../../src/engine/clock';
 import { CachedSetting, putSetting } from '../../src/engine/settings';
-import { openStorage, Storage } from '../../src/engine/storage';
-import { freshStorage, FreshStorage } from '../helpers/storage';
+import { openedStorage } from '../helpers/storage';
 
 describe('a cached setting', () => {
-  let fresh: FreshStorage;
-  let storage: Storage;
+  const opened = openedStorage('sqlite');
   const clock = new ManualClock();
-  const put = (value: string) => storage.tx((db) => putSetting(db, 'test:setting', value));
-  const read = (setting: CachedSetting) => storage.tx((db) => setting.get(db), { readOnly: true });
-
-  beforeAll(async () => {
-    fresh = await freshStorage('sqlite');
-    storage = await openStorage(fresh.config);
-  });
-  afterAll(async () => {
-    await storage.close();
-    await fresh.cleanup();
-  });
+  const put = (value: string) => opened.storage.tx((db) => putSetting(db, 'test:setting', value));
+  const read = (setting: CachedSetting) => opened.storage.tx((db) => setting.get(db), { readOnly: true });
 
   test('is read again once its age is reached, or when the clock went back', async () => {
     const setting = new CachedSetting('test:setting', 1000, clock);
@@ -36,7 +25,7 @@ describe('a cached setting', () => {
 
   test('keeps what this server wrote', async () => {
     const setting = new CachedSetting('test:setting', 1000, clock);
-    await storage.tx(async (db) => {
+    await opened.storage.tx(async (db) => {
       await putSetting(db, 'test:setting', 'three');
       setting.remember('three');
     });

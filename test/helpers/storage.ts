@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { StorageConfig } from '../../src/engine/storage';
+import { openStorage, Storage, StorageConfig } from '../../src/engine/storage';
 
 /** The storage kinds every storage-dependent test runs against. PostgreSQL only when the cluster runs. */
 export const STORAGE_KINDS: readonly ('sqlite' | 'postgres')[] = process.env.HANGAR_TEST_POSTGRES_URL
@@ -43,6 +43,29 @@ export async function freshStorage(kind: 'sqlite' | 'postgres'): Promise<FreshSt
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+/**
+ * A fresh storage of the given kind, opened before the suite's tests (`beforeAll`) and closed and
+ * removed after them (`afterAll`); read `.storage` inside the tests.
+ */
+export function openedStorage(kind: 'sqlite' | 'postgres'): { readonly storage: Storage } {
+  let fresh: FreshStorage | undefined;
+  let storage: Storage | undefined;
+  beforeAll(async () => {
+    fresh = await freshStorage(kind);
+    storage = await openStorage(fresh.config);
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await fresh?.cleanup();
+  });
+  return {
+    get storage(): Storage {
+      if (!storage) throw new Error('the storage opens in beforeAll: read it inside a test');
+      return storage;
     },
   };
 }

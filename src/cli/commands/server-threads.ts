@@ -56,7 +56,10 @@ export function serveInThread(): Promise<void> {
   return new Promise((done) => parentPort!.once('message', () => done()));
 }
 
-/** What a worker thread runs: the same script and command as this thread (the bundled CLI, or the sources under ts-node, whose loader the thread inherits with execArgv). */
+/**
+ * What a worker thread runs: by default the same script and command as this thread (the bundled
+ * CLI, or the sources under ts-node, whose loader the thread inherits with execArgv).
+ */
 export interface ThreadScript {
   readonly path: string;
   readonly argv: readonly string[];
