@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import { MIGRATIONS } from './migrations';
 import { checkNesting, NESTED_TX_CHECK_VAR } from './nesting-check';
 import { SqliteStorage } from './sqlite/sqlite-storage';
@@ -9,15 +9,30 @@ export * from './types';
 export { UniqueViolation } from './errors';
 
 export type StorageConfig =
-  /** `writeLock`: shared by the threads of one server (`--workers`), see ThreadLock. */
+  /** `writeLock`: shared by the threads of one server (`--workers`), see ThreadLock; one per file and thread when absent. */
   | { readonly kind: 'sqlite'; readonly dataDir: string; readonly writeLock?: SharedArrayBuffer }
   | { readonly kind: 'postgres'; readonly url: string };
+
+/**
+ * The write locks of the SQLite files this thread opened, by path. Two storages of one thread on
+ * one file (two engines of a test, the in-process transport beside a server) would otherwise meet
+ * in SQLite's busy handler, which sleeps synchronously: the holder, on the same thread, cannot go
+ * on, so the waiter blocks the thread for the whole busy timeout before it retries.
+ */
+const fileLocks = new Map<string, SharedArrayBuffer>();
+
+function sqliteStorage(config: Extract<StorageConfig, { kind: 'sqlite' }>): SqliteStorage {
+  const file = resolve(config.dataDir, 'hangar.db');
+  let lock = config.writeLock ?? fileLocks.get(file);
+  if (!lock) fileLocks.set(file, (lock = new SharedArrayBuffer(4)));
+  return new SqliteStorage(file, MIGRATIONS, new ThreadLock(lock));
+}
 
 /** Opens the configured storage and brings its schema up to date. */
 export async function openStorage(config: StorageConfig): Promise<Storage> {
   const storage =
     config.kind === 'sqlite'
-      ? new SqliteStorage(join(config.dataDir, 'hangar.db'), MIGRATIONS, config.writeLock && new ThreadLock(config.writeLock))
+      ? sqliteStorage(config)
       : // Loaded only when configured: a SQLite server does not build the PostgreSQL storage and its pool.
       new (require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage')).PostgresStorage(config.url, MIGRATIONS);
   if (process.env[NESTED_TX_CHECK_VAR]) checkNesting(storage);

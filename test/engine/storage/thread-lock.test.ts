@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { openStorage } from '../../../src/engine/storage';
 import { MIGRATIONS } from '../../../src/engine/storage/migrations';
 import { SqliteStorage } from '../../../src/engine/storage/sqlite/sqlite-storage';
 import { ThreadLock } from '../../../src/engine/storage/sqlite/thread-lock';
@@ -80,4 +81,31 @@ describe('ThreadLock', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  // Without a lock, B's BEGIN IMMEDIATE would hold this thread in SQLite's busy handler for its
+  // whole busy timeout (10 s), longer than this test may take.
+  test('storages that openStorage opens in one thread on one file share a write lock unasked', async () => {
+    const dir = tempDir();
+    const a = await openStorage({ kind: 'sqlite', dataDir: dir });
+    const b = await openStorage({ kind: 'sqlite', dataDir: join(dir, '.') });
+    try {
+      let releaseA!: () => void;
+      const holding = new Promise<void>((resolve) => (releaseA = resolve));
+      const writeA = a.tx(async (db) => {
+        await db.run("INSERT INTO settings (name, value) VALUES ('a', '1')");
+        await holding;
+      });
+      let bDone = false;
+      const writeB = b.tx((db) => db.run("INSERT INTO settings (name, value) VALUES ('b', '1')")).then(() => (bDone = true));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(bDone).toBe(false);
+      releaseA();
+      await Promise.all([writeA, writeB]);
+      expect(await b.tx((db) => db.all("SELECT name FROM settings WHERE name IN ('a', 'b') ORDER BY name"), { readOnly: true })).toEqual([{ name: 'a' }, { name: 'b' }]);
+    } finally {
+      await a.close();
+      await b.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 5_000);
 });
