@@ -9,7 +9,7 @@
  * use every core, as Hangar does with `--workers auto` (npm run bench compares them with the
  * `--workers 2` run on its 2-core machine, and skips them in the run with one worker).
  *
- *   npx ts-node --transpile-only bench/api-load.ts [--seconds 5] [--connections 50] [--storage sqlite|postgres]
+ *   npx ts-node --transpile-only bench/api-load.ts [--seconds 3] [--connections 50] [--storage sqlite|postgres]
  *     [--workers N] [--skip-public-services]
  */
 import { createPublicKey, verify } from 'node:crypto';
@@ -102,7 +102,7 @@ async function catalogRows(url: string, rootToken: string, run: Runner, connecti
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      'seconds': { type: 'string', default: '5' },
+      'seconds': { type: 'string', default: '3' },
       'connections': { type: 'string', default: '50' },
       'storage': { type: 'string', default: 'sqlite' },
       'workers': { type: 'string', default: '1' },

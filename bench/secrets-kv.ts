@@ -9,7 +9,7 @@
  * With HANGAR_BENCH_VAULT naming a Vault binary (bench/public-services.ts), the same rows run against
  * Vault's dev server after Hangar's, and each row's ratio to it is recorded.
  *
- *   npx ts-node --transpile-only bench/secrets-kv.ts [--seconds 5] [--connections 50]
+ *   npx ts-node --transpile-only bench/secrets-kv.ts [--seconds 3] [--connections 50]
  */
 import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -111,7 +111,7 @@ async function kvRows(url: string, plaintext: Buffer, run: Runner): Promise<Meas
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' } } });
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '3' }, connections: { type: 'string', default: '50' } } });
   const load = { seconds: Number(values.seconds), connections: Number(values.connections) };
   const vault = vaultBinary();
   console.log(`node ${process.version}, autocannon -c ${load.connections} for ${load.seconds} s per row, storage sqlite` +
