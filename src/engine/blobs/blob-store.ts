@@ -33,6 +33,15 @@ export class BlobUploadStalled extends Error {
 
 const ID = /^[0-9a-f-]{36}$/;
 
+/**
+ * Bytes of an upload received and hashed ahead of the file's writes. With the write stream's default
+ * (64 KiB, about one chunk of the socket) each write paused the request until it was done, so
+ * receiving, hashing and writing took turns; with room for a few MiB the file is written (in one
+ * `writev` of what piled up) while the next chunks arrive. Below RELEASE_STEP (release.ts), so that
+ * a waiting chunk meets at most one of the transfer's minor collections and dies young.
+ */
+const WRITE_AHEAD = 4 * 1024 * 1024;
+
 /** Bytes of a download read and sent at once. */
 const READ_CHUNK = 1024 * 1024;
 
@@ -74,7 +83,7 @@ export class BlobStore {
     });
     try {
       // flush: the file is on disk (fsync) before the database can point at it.
-      await pipeline(source, meter, createWriteStream(tmp, { mode: 0o600, flush: true }));
+      await pipeline(source, meter, createWriteStream(tmp, { mode: 0o600, flush: true, highWaterMark: WRITE_AHEAD }));
       const dir = join(this.root, id.slice(0, 2));
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await rename(tmp, this.path(id)).catch((err: NodeJS.ErrnoException) => {
