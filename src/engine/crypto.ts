@@ -1,5 +1,6 @@
 import { hash as oneShotHash, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 import { recordSecret } from './leak-watch';
+import { pooledRandomBytes } from './random';
 
 /** One-shot `hash` (no Hash object): tokens are hashed on every request. */
 export function sha256Hex(value: string): string {
@@ -14,7 +15,7 @@ export function timingSafeEqualHex(a: string, b: string): boolean {
 
 /** A random token: `prefix` plus 32 random bytes, URL-safe. */
 export function newToken(prefix: string): string {
-  const token = `${prefix}${randomBytes(32).toString('base64url')}`;
+  const token = `${prefix}${pooledRandomBytes(32).toString('base64url')}`;
   recordSecret('token', token);
   return token;
 }

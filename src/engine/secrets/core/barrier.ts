@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { pooledRandomBytes } from '../../random';
 import type { Db, Storage } from '../../storage';
 
 /** The file, in the data directory, that holds the key wrapping the keyring. */
@@ -185,7 +186,7 @@ export class Barrier {
 
 /** AES-256-GCM: iv (12) | tag (16) | ciphertext; the key is a KeyObject, imported once. */
 function encrypt(key: KeyObject, plaintext: Buffer, aad: string): Buffer {
-  const iv = randomBytes(IV_BYTES);
+  const iv = pooledRandomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(aad, 'utf8'));
   const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { Barrier } from './barrier';
 import { secondsLeft } from './durations';
 import { LAST_CHAR } from './store';
 import { SYSTEM_MAX_TTL } from './tokens';
 import { LeaseRecord, LeaseSpec, MountEntry } from './types';
+import { pooledRandomBytes } from '../../random';
 import type { Db } from '../../storage';
 
 interface SealedLease {
@@ -36,7 +36,7 @@ export class LeaseStore {
     const mountMax = mount.maxLeaseTtl || SYSTEM_MAX_TTL;
     const max = spec.maxTtl && spec.maxTtl > 0 ? Math.min(spec.maxTtl, mountMax) : mountMax;
     const ttl = Math.min(spec.ttl && spec.ttl > 0 ? spec.ttl : mount.defaultLeaseTtl || SYSTEM_MAX_TTL, max);
-    const id = `${mount.path}${args.path.replace(/\/+$/, '')}/${randomBytes(18).toString('base64url')}`;
+    const id = `${mount.path}${args.path.replace(/\/+$/, '')}/${pooledRandomBytes(18).toString('base64url')}`;
     const sealed: SealedLease = {
       mountPath: mount.path,
       path: args.path,

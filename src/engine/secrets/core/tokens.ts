@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { Barrier } from './barrier';
 import { secondsLeft } from './durations';
 import { SealedMemo } from './store';
 import { TokenEntry } from './types';
 import { sha256Hex } from '../../crypto';
+import { pooledRandomBytes } from '../../random';
 import type { RootTokenHash } from '../../root-token';
 import type { Db } from '../../storage';
 
@@ -74,7 +74,7 @@ export class TokenStore {
     const expireAt = capped(ttl > 0 ? now + ttl * 1000 : 0);
     const entry: TokenEntry = {
       idHash: '',
-      accessor: type === 'batch' ? '' : randomBytes(18).toString('base64url'),
+      accessor: type === 'batch' ? '' : pooledRandomBytes(18).toString('base64url'),
       parentHash: spec.parent?.idHash,
       policies: [...spec.policies],
       meta: { ...(spec.meta ?? {}) },
@@ -99,7 +99,7 @@ export class TokenStore {
       const token = `${BATCH_PREFIX}${sealed.toString('base64url')}`;
       return { token, entry: { ...entry, idHash: sha256Hex(token) } };
     }
-    const token = `${SERVICE_PREFIX}${randomBytes(32).toString('base64url')}`;
+    const token = `${SERVICE_PREFIX}${pooledRandomBytes(32).toString('base64url')}`;
     const stored = { ...entry, idHash: sha256Hex(token) };
     await this.save(db, stored, true);
     return { token, entry: stored };

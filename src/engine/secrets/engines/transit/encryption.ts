@@ -1,4 +1,4 @@
-import { constants, createCipheriv, createDecipheriv, privateDecrypt, publicEncrypt, randomBytes, randomFillSync } from 'node:crypto';
+import { constants, createCipheriv, createDecipheriv, privateDecrypt, publicEncrypt, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { b64, batched, keyVersion } from './input';
 import {
@@ -20,29 +20,13 @@ import {
   versionOf,
   KEY_TYPES,
 } from './keyring';
+import { pooledRandomBytes } from '../../../random';
 import { flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 
 const NONCE = 12;
 const TAG = 16;
-
-/**
- * Nonces are cut from random bytes drawn 4 KiB at a time: `randomBytes(12)` costs about as much as
- * encrypting 1 KiB (a call into OpenSSL's generator each time), one `randomFillSync` per 341 nonces
- * does not. Each nonce is copied out and its bytes never handed out again.
- */
-const noncePool = Buffer.alloc(NONCE * 341);
-let noncesUsed = noncePool.length;
-
-function nextNonce(): Buffer {
-  if (noncesUsed + NONCE > noncePool.length) {
-    randomFillSync(noncePool);
-    noncesUsed = 0;
-  }
-  noncesUsed += NONCE;
-  return Buffer.from(noncePool.subarray(noncesUsed - NONCE, noncesUsed));
-}
 
 /** `associated_data`: authenticated with the ciphertext (AEAD types), never stored in it. */
 const aad = { associated_data: b64.optional() };
@@ -86,7 +70,7 @@ export function encrypt(ring: Keyring, plaintext: Buffer, context: Buffer | unde
     payload = publicEncrypt({ key: publicKeyOf(v), padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, plaintext);
   } else {
     // Vault's layout: nonce, ciphertext, tag.
-    const nonce = nextNonce();
+    const nonce = pooledRandomBytes(NONCE);
     const cipher = createCipheriv(symmetric(ring.type)!.cipher as 'aes-256-gcm', symmetricKey(ring, v, context), nonce, { authTagLength: TAG });
     if (associated) cipher.setAAD(associated);
     payload = Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
