@@ -233,19 +233,12 @@ describe('SQLite file', () => {
 describe('SQLite group commit', () => {
   let dataDir: string;
   let storage: Storage;
-  let commits: number;
+  let commits: { count: number };
 
   beforeEach(async () => {
     dataDir = tempDir();
     storage = await openStorage({ kind: 'sqlite', dataDir });
-    // The number of SQLite COMMITs, from the writer connection's statements.
-    commits = 0;
-    const writer = (storage as unknown as { writer: { run(sql: string): void } }).writer;
-    const run = writer.run.bind(writer);
-    writer.run = (sql: string) => {
-      if (sql === 'COMMIT') commits++;
-      run(sql);
-    };
+    commits = counting(storage, 'writer', 'COMMIT');
   });
   afterEach(async () => {
     await storage.close();
@@ -272,7 +265,7 @@ describe('SQLite group commit', () => {
       const results = await Promise.allSettled(writes);
       expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a', 'b', 'boom', 'c']);
       expect(seen).toEqual(['a', 'b', 'c']);
-      expect(commits).toBe(1);
+      expect(commits.count).toBe(1);
       expect(raw.prepare("SELECT name FROM settings WHERE name LIKE 'group-%' ORDER BY name").all()).toEqual([
         { name: 'group-a' }, { name: 'group-b' }, { name: 'group-c' },
       ]);
@@ -313,9 +306,81 @@ describe('SQLite group commit', () => {
   });
 });
 
+describe('SQLite read groups', () => {
+  let dataDir: string;
+  let storage: Storage;
+  let begins: { count: number };
+
+  beforeEach(async () => {
+    dataDir = tempDir();
+    storage = await openStorage({ kind: 'sqlite', dataDir });
+    await storage.tx((db) => putSetting(db, 'read-x', '1'));
+    begins = counting(storage, 'reader', 'BEGIN DEFERRED');
+  });
+  afterEach(async () => {
+    await storage.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const read = (fn: (db: Db) => Promise<unknown>) => storage.tx(fn, { readOnly: true });
+
+  test('reads asked for together share one transaction; a caller\'s failure is its own, and SQLite\'s ends the group', async () => {
+    const results = await Promise.allSettled([
+      read((db) => getSetting(db, 'read-x')),
+      read(async () => {
+        throw new Error('boom');
+      }),
+      read((db) => getSetting(db, 'read-x')),
+      read((db) => db.get('SELECT * FROM no_such_table')),
+      read((db) => getSetting(db, 'read-x')),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      '1', 'boom', '1', expect.stringMatching(/no such table/), '1',
+    ]);
+    // The first four in one transaction; after SQLite's error the last ran in a new one.
+    expect(begins.count).toBe(2);
+  });
+
+  test('a read asked for while a group runs sees every write committed before it was asked for', async () => {
+    const raw = openRawSqlite(dataDir);
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const first = read(async (db) => {
+        const before = await getSetting(db, 'read-x');
+        await held;
+        return before;
+      });
+      // Asked for with the first: same group, same snapshot.
+      const mate = read(async (db) => getSetting(db, 'read-x'));
+      await new Promise((resolve) => setImmediate(resolve));
+      // Committed by another connection while the group runs, then a read is asked for.
+      raw.prepare("UPDATE settings SET value = '2' WHERE name = 'read-x'").run();
+      const after = read((db) => getSetting(db, 'read-x'));
+      release();
+      expect(await Promise.all([first, mate, after])).toEqual(['1', '1', '2']);
+      expect(begins.count).toBe(2);
+    } finally {
+      raw.close();
+    }
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 
 type Db = Parameters<Parameters<Storage['tx']>[0]>[0];
+
+/** Counts the statements `sql` that one of a SQLite storage's connections runs from now on (its transactions' BEGINs and COMMITs). */
+function counting(storage: Storage, connection: 'reader' | 'writer', sql: string): { count: number } {
+  const counter = { count: 0 };
+  const target = (storage as unknown as Record<typeof connection, { run(sql: string): void }>)[connection];
+  const run = target.run.bind(target);
+  target.run = (statement: string) => {
+    if (statement === sql) counter.count++;
+    run(statement);
+  };
+  return counter;
+}
 
 /** The permission bits of a file, in octal: '600'. */
 function permissions(path: string): string {

@@ -71,6 +71,11 @@ interface PendingWrite {
   readonly reject: (err: unknown) => void;
 }
 
+interface PendingRead extends PendingWrite {
+  /** Times it met SQLITE_BUSY so far. */
+  attempts: number;
+}
+
 /**
  * SQLite through node:sqlite: one file, WAL so readers never block the writer, and a busy timeout
  * so several processes (parallel custom resources, a running server) can write the same file.
@@ -82,6 +87,9 @@ interface PendingWrite {
  * they refuse writes as PostgreSQL's READ ONLY transactions do, never wait for a write transaction
  * of this process, and (WAL) see every write committed before they began. (Switching one connection
  * with `PRAGMA query_only`, as before, made SQLite expire every prepared statement at each switch.)
+ * The reads asked for in one turn of the event loop share one SQLite transaction (readGroups): a
+ * transaction's start and end cost more than a cheap read's statements (the WAL's read lock, taken
+ * and released with two `fcntl` calls; the check of the page cache against the WAL).
  *
  * Write transactions are committed in groups: while one runs, the next ones queue, and once it is
  * done the queued ones run in the same SQLite transaction, each inside a SAVEPOINT of its own (its
@@ -101,7 +109,8 @@ export class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
   private readonly writer: Connection;
   private readonly reader: Connection;
-  private reads: Promise<unknown> = Promise.resolve();
+  private readonly reads: PendingRead[] = [];
+  private reading?: Promise<void>;
   private readonly writes: PendingWrite[] = [];
   private writing?: Promise<void>;
   private closed = false;
@@ -141,9 +150,11 @@ export class SqliteStorage implements Storage {
 
   tx<T>(fn: (db: Db) => Promise<T>, options: TxOptions = {}): Promise<T> {
     if (options.readOnly === true) {
-      const run = this.reads.then(() => this.read(fn));
-      this.reads = run.catch(() => undefined);
-      return run;
+      if (this.closed) return Promise.reject(new Error('storage is closed'));
+      return new Promise<T>((resolve, reject) => {
+        this.reads.push({ fn, resolve: resolve as (value: unknown) => void, reject, attempts: 0 });
+        this.startReading();
+      });
     }
     return new Promise<T>((resolve, reject) => {
       this.writes.push({ fn, resolve: resolve as (value: unknown) => void, reject });
@@ -160,24 +171,67 @@ export class SqliteStorage implements Storage {
     });
   }
 
-  private async read<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    if (this.closed) throw new Error('storage is closed');
-    for (let attempt = 0; ; attempt++) {
+  private startReading(): void {
+    if (this.reading) return;
+    this.reading = this.readGroups().finally(() => {
+      this.reading = undefined;
+      if (this.reads.length > 0) this.startReading();
+    });
+  }
+
+  /**
+   * Runs the queued read transactions, a group per SQLite transaction. Each request's read runs
+   * from BEGIN to COMMIT within one turn of the event loop, so reads never queued behind each other:
+   * the first group waits for the turn's end, and takes the reads of every request read meanwhile.
+   * A group takes the reads queued when it begins and no later one: its snapshot is taken at its
+   * first statement, so it holds every write committed before any of them was asked for (one asked
+   * for later may follow a write it must see, committed meanwhile by another thread or process).
+   */
+  private async readGroups(): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.reads.length > 0) {
+      const group = this.reads.splice(0, GROUP_MAX);
+      if (this.closed) {
+        for (const read of group) read.reject(new Error('storage is closed'));
+        continue;
+      }
+      await this.readGroup(group);
+    }
+  }
+
+  /**
+   * One read transaction for several callers, one after the other, each with a Db of its own (as
+   * on PostgreSQL: callers may key per-transaction memos on it). A caller's failure is its own,
+   * unless SQLite's: then the transaction ends, and the callers after it go back to the queue.
+   */
+  private async readGroup(group: PendingRead[]): Promise<void> {
+    const settled: (() => void)[] = [];
+    this.reader.run('BEGIN DEFERRED');
+    let i = 0;
+    for (; i < group.length; i++) {
+      const read = group[i];
       try {
-        this.reader.run('BEGIN DEFERRED');
-        // A Db object of its own per transaction, as on PostgreSQL: callers may key per-transaction memos on it.
-        const result = await fn({ ...this.reader.db });
-        this.reader.run('COMMIT');
-        return result;
+        const result = await read.fn({ ...this.reader.db });
+        settled.push(() => read.resolve(result));
       } catch (err) {
-        rollback(this.reader);
-        if (isBusy(err) && attempt < MAX_TX_ATTEMPTS) {
-          await backoff(attempt);
+        if (!isSqliteError(err)) {
+          settled.push(() => read.reject(err));
           continue;
         }
-        throw err;
+        rollback(this.reader);
+        this.reads.unshift(...group.slice(i + 1));
+        if (isBusy(err) && read.attempts < MAX_TX_ATTEMPTS) {
+          await backoff(read.attempts++);
+          this.reads.unshift(read);
+        } else {
+          settled.push(() => read.reject(err));
+        }
+        break;
       }
     }
+    // Nothing to keep: a read-only transaction ends the same way whether COMMIT succeeds or not.
+    if (i === group.length) rollback(this.reader, 'COMMIT');
+    for (const settle of settled) settle();
   }
 
   /** Runs the queued write transactions, a group per SQLite transaction, until none is left. */
@@ -266,7 +320,7 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     while (this.writing) await this.writing;
-    await this.reads;
+    while (this.reading) await this.reading;
     this.closed = true;
     // The writer last: the last connection to close checkpoints the WAL into the database file.
     this.reader.sqlite.close();
@@ -275,12 +329,17 @@ export class SqliteStorage implements Storage {
 }
 
 /** Ends a connection's transaction, if one is open (a failed BEGIN or COMMIT may have left none). */
-function rollback(connection: Connection): void {
+function rollback(connection: Connection, end: 'ROLLBACK' | 'COMMIT' = 'ROLLBACK'): void {
   try {
-    connection.run('ROLLBACK');
+    connection.run(end);
   } catch {
     // No transaction was open.
   }
+}
+
+/** An error of SQLite itself (node:sqlite's code), after which a transaction may have ended. */
+function isSqliteError(err: unknown): boolean {
+  return (err as { code?: unknown } | null | undefined)?.code === 'ERR_SQLITE_ERROR' || isBusy(err);
 }
 
 function isBusy(err: unknown): boolean {
