@@ -341,6 +341,14 @@ describe('SQLite read groups', () => {
     expect(begins.count).toBe(2);
   });
 
+  test('a group whose BEGIN fails fails its reads, and the next group reads as usual', async () => {
+    const reader = (storage as unknown as { reader: { run(sql: string): void } }).reader;
+    // A transaction left open on the read connection: the next BEGIN fails.
+    reader.run('BEGIN DEFERRED');
+    await expect(read((db) => getSetting(db, 'read-x'))).rejects.toThrow(/within a transaction/);
+    expect(await read((db) => getSetting(db, 'read-x'))).toBe('1');
+  });
+
   test('a read asked for while a group runs sees every write committed before it was asked for', async () => {
     const raw = openRawSqlite(dataDir);
     try {

@@ -206,7 +206,14 @@ export class SqliteStorage implements Storage {
    */
   private async readGroup(group: PendingRead[]): Promise<void> {
     const settled: (() => void)[] = [];
-    this.reader.run('BEGIN DEFERRED');
+    try {
+      this.reader.run('BEGIN DEFERRED');
+    } catch (err) {
+      // A transaction left open (it should not be) is ended, and this group fails, as a write's does.
+      rollback(this.reader);
+      for (const read of group) read.reject(err);
+      return;
+    }
     let i = 0;
     for (; i < group.length; i++) {
       const read = group[i];
