@@ -70,7 +70,11 @@ describe('hardening: in-memory tables stay bounded under hostile traffic', () =>
  * stays within GROWTH_MIB of the idle server. Before JSON nested deeper than Go's limit was refused
  * unparsed, RSS went from ~170 to ~600 MiB (docs/security.md, "Memory"; bench/hostile-memory.ts).
  */
-const PLATEAU_MIB = 48;
+// RSS at a round's end moves with when V8 and malloc last gave memory back: in six runs of
+// bench/hostile-memory.ts with this test's settings (26 Nov 2026), one round ended up to 56 MiB above
+// the highest before it, with no growth over the run (48, the bound before, failed a CI run). The
+// leak this guards against grew RSS by 430 MiB, over both bounds.
+const PLATEAU_MIB = 64;
 const GROWTH_MIB = 160;
 
 test('RSS under rounds of hostile bodies reaches a plateau, no 5xx', async () => {
