@@ -230,147 +230,145 @@ describe('SQLite file', () => {
   });
 });
 
-describe('SQLite group commit', () => {
+describe('SQLite transaction groups', () => {
   let dataDir: string;
   let storage: Storage;
-  let commits: { count: number };
 
   beforeEach(async () => {
     dataDir = tempDir();
     storage = await openStorage({ kind: 'sqlite', dataDir });
-    commits = counting(storage, 'writer', 'COMMIT');
   });
   afterEach(async () => {
     await storage.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test('write transactions queued while one runs commit together; a failing one rolls back alone', async () => {
-    const raw = openRawSqlite(dataDir);
-    const seen: (string | undefined)[] = [];
-    try {
-      const writes = ['a', 'b', 'fails', 'c'].map((name) =>
-        storage
-          .tx(async (db) => {
-            await putSetting(db, `group-${name}`, name);
-            if (name === 'fails') throw new Error('boom');
-            return name;
-          })
+  describe('group commit', () => {
+    let commits: { count: number };
+
+    beforeEach(() => {
+      commits = counting(storage, 'writer', 'COMMIT');
+    });
+
+    test('write transactions queued while one runs commit together; a failing one rolls back alone', async () => {
+      const raw = openRawSqlite(dataDir);
+      const seen: (string | undefined)[] = [];
+      try {
+        const writes = ['a', 'b', 'fails', 'c'].map((name) =>
+          storage
+            .tx(async (db) => {
+              await putSetting(db, `group-${name}`, name);
+              if (name === 'fails') throw new Error('boom');
+              return name;
+            })
           // A caller learns of its write only once it is committed: another connection sees it then.
-          .then((value) => {
-            seen.push((raw.prepare('SELECT value FROM settings WHERE name = ?').get(`group-${value}`) as { value: string } | undefined)?.value);
-            return value;
-          }),
-      );
-      const results = await Promise.allSettled(writes);
-      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a', 'b', 'boom', 'c']);
-      expect(seen).toEqual(['a', 'b', 'c']);
-      expect(commits.count).toBe(1);
-      expect(raw.prepare("SELECT name FROM settings WHERE name LIKE 'group-%' ORDER BY name").all()).toEqual([
-        { name: 'group-a' }, { name: 'group-b' }, { name: 'group-c' },
-      ]);
-    } finally {
-      raw.close();
-    }
-  });
-
-  test('a group whose COMMIT fails fails every one of its transactions and moves the generation on', async () => {
-    await storage.tx(async (db) => {
-      await db.run('CREATE TABLE parents (id INTEGER PRIMARY KEY)');
-      await db.run('CREATE TABLE children (parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)');
+            .then((value) => {
+              seen.push((raw.prepare('SELECT value FROM settings WHERE name = ?').get(`group-${value}`) as { value: string } | undefined)?.value);
+              return value;
+            }),
+        );
+        const results = await Promise.allSettled(writes);
+        expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['a', 'b', 'boom', 'c']);
+        expect(seen).toEqual(['a', 'b', 'c']);
+        expect(commits.count).toBe(1);
+        expect(raw.prepare("SELECT name FROM settings WHERE name LIKE 'group-%' ORDER BY name").all()).toEqual([
+          { name: 'group-a' }, { name: 'group-b' }, { name: 'group-c' },
+        ]);
+      } finally {
+        raw.close();
+      }
     });
-    const generation = storage.generation;
-    // The first leaves a deferred foreign key unmet, checked at COMMIT only; the second is fine alone.
-    const broken = storage.tx((db) => db.run('INSERT INTO children (parent) VALUES (42)'));
-    const fine = storage.tx((db) => putSetting(db, 'group-fine', 'x'));
-    await expect(broken).rejects.toThrow(/FOREIGN KEY/);
-    await expect(fine).rejects.toThrow(/FOREIGN KEY/);
-    expect(storage.generation).toBe(generation + 1);
-    expect(await storage.tx((db) => getSetting(db, 'group-fine'), { readOnly: true })).toBeUndefined();
-    // The next transaction commits as usual.
-    await storage.tx((db) => putSetting(db, 'group-after', 'y'));
-    expect(await storage.tx((db) => getSetting(db, 'group-after'), { readOnly: true })).toBe('y');
-  });
 
-  test('a read-only transaction does not wait for a write transaction in progress', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const write = storage.tx(async (db) => {
-      await putSetting(db, 'group-slow', 'x');
-      await held;
+    test('a group whose COMMIT fails fails every one of its transactions and moves the generation on', async () => {
+      await storage.tx(async (db) => {
+        await db.run('CREATE TABLE parents (id INTEGER PRIMARY KEY)');
+        await db.run('CREATE TABLE children (parent INTEGER REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED)');
+      });
+      const generation = storage.generation;
+      // The first leaves a deferred foreign key unmet, checked at COMMIT only; the second is fine alone.
+      const broken = storage.tx((db) => db.run('INSERT INTO children (parent) VALUES (42)'));
+      const fine = storage.tx((db) => putSetting(db, 'group-fine', 'x'));
+      await expect(broken).rejects.toThrow(/FOREIGN KEY/);
+      await expect(fine).rejects.toThrow(/FOREIGN KEY/);
+      expect(storage.generation).toBe(generation + 1);
+      expect(await storage.tx((db) => getSetting(db, 'group-fine'), { readOnly: true })).toBeUndefined();
+      // The next transaction commits as usual.
+      await storage.tx((db) => putSetting(db, 'group-after', 'y'));
+      expect(await storage.tx((db) => getSetting(db, 'group-after'), { readOnly: true })).toBe('y');
     });
-    expect(await storage.tx((db) => getSetting(db, 'group-slow'), { readOnly: true })).toBeUndefined();
-    release();
-    await write;
-    expect(await storage.tx((db) => getSetting(db, 'group-slow'), { readOnly: true })).toBe('x');
-  });
-});
 
-describe('SQLite read groups', () => {
-  let dataDir: string;
-  let storage: Storage;
-  let begins: { count: number };
-
-  beforeEach(async () => {
-    dataDir = tempDir();
-    storage = await openStorage({ kind: 'sqlite', dataDir });
-    await storage.tx((db) => putSetting(db, 'read-x', '1'));
-    begins = counting(storage, 'reader', 'BEGIN DEFERRED');
-  });
-  afterEach(async () => {
-    await storage.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  const read = (fn: (db: Db) => Promise<unknown>) => storage.tx(fn, { readOnly: true });
-
-  test('reads asked for together share one transaction; a caller\'s failure is its own, and SQLite\'s ends the group', async () => {
-    const results = await Promise.allSettled([
-      read((db) => getSetting(db, 'read-x')),
-      read(async () => {
-        throw new Error('boom');
-      }),
-      read((db) => getSetting(db, 'read-x')),
-      read((db) => db.get('SELECT * FROM no_such_table')),
-      read((db) => getSetting(db, 'read-x')),
-    ]);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
-      '1', 'boom', '1', expect.stringMatching(/no such table/), '1',
-    ]);
-    // The first four in one transaction; after SQLite's error the last ran in a new one.
-    expect(begins.count).toBe(2);
-  });
-
-  test('a group whose BEGIN fails fails its reads, and the next group reads as usual', async () => {
-    const reader = (storage as unknown as { reader: { run(sql: string): void } }).reader;
-    // A transaction left open on the read connection: the next BEGIN fails.
-    reader.run('BEGIN DEFERRED');
-    await expect(read((db) => getSetting(db, 'read-x'))).rejects.toThrow(/within a transaction/);
-    expect(await read((db) => getSetting(db, 'read-x'))).toBe('1');
-  });
-
-  test('a read asked for while a group runs sees every write committed before it was asked for', async () => {
-    const raw = openRawSqlite(dataDir);
-    try {
+    test('a read-only transaction does not wait for a write transaction in progress', async () => {
       let release!: () => void;
       const held = new Promise<void>((resolve) => (release = resolve));
-      const first = read(async (db) => {
-        const before = await getSetting(db, 'read-x');
+      const write = storage.tx(async (db) => {
+        await putSetting(db, 'group-slow', 'x');
         await held;
-        return before;
       });
-      // Asked for with the first: same group, same snapshot.
-      const mate = read(async (db) => getSetting(db, 'read-x'));
-      await new Promise((resolve) => setImmediate(resolve));
-      // Committed by another connection while the group runs, then a read is asked for.
-      raw.prepare("UPDATE settings SET value = '2' WHERE name = 'read-x'").run();
-      const after = read((db) => getSetting(db, 'read-x'));
+      expect(await storage.tx((db) => getSetting(db, 'group-slow'), { readOnly: true })).toBeUndefined();
       release();
-      expect(await Promise.all([first, mate, after])).toEqual(['1', '1', '2']);
+      await write;
+      expect(await storage.tx((db) => getSetting(db, 'group-slow'), { readOnly: true })).toBe('x');
+    });
+  });
+
+  describe('read groups', () => {
+    let begins: { count: number };
+
+    beforeEach(async () => {
+      await storage.tx((db) => putSetting(db, 'read-x', '1'));
+      begins = counting(storage, 'reader', 'BEGIN DEFERRED');
+    });
+
+    const read = (fn: (db: Db) => Promise<unknown>) => storage.tx(fn, { readOnly: true });
+
+    test('reads asked for together share one transaction; a caller\'s failure is its own, and SQLite\'s ends the group', async () => {
+      const results = await Promise.allSettled([
+        read((db) => getSetting(db, 'read-x')),
+        read(async () => {
+          throw new Error('boom');
+        }),
+        read((db) => getSetting(db, 'read-x')),
+        read((db) => db.get('SELECT * FROM no_such_table')),
+        read((db) => getSetting(db, 'read-x')),
+      ]);
+      expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+        '1', 'boom', '1', expect.stringMatching(/no such table/), '1',
+      ]);
+      // The first four in one transaction; after SQLite's error the last ran in a new one.
       expect(begins.count).toBe(2);
-    } finally {
-      raw.close();
-    }
+    });
+
+    test('a group whose BEGIN fails fails its reads, and the next group reads as usual', async () => {
+      const reader = (storage as unknown as { reader: { run(sql: string): void } }).reader;
+      // A transaction left open on the read connection: the next BEGIN fails.
+      reader.run('BEGIN DEFERRED');
+      await expect(read((db) => getSetting(db, 'read-x'))).rejects.toThrow(/within a transaction/);
+      expect(await read((db) => getSetting(db, 'read-x'))).toBe('1');
+    });
+
+    test('a read asked for while a group runs sees every write committed before it was asked for', async () => {
+      const raw = openRawSqlite(dataDir);
+      try {
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const first = read(async (db) => {
+          const before = await getSetting(db, 'read-x');
+          await held;
+          return before;
+        });
+        // Asked for with the first: same group, same snapshot.
+        const mate = read(async (db) => getSetting(db, 'read-x'));
+        await new Promise((resolve) => setImmediate(resolve));
+        // Committed by another connection while the group runs, then a read is asked for.
+        raw.prepare("UPDATE settings SET value = '2' WHERE name = 'read-x'").run();
+        const after = read((db) => getSetting(db, 'read-x'));
+        release();
+        expect(await Promise.all([first, mate, after])).toEqual(['1', '1', '2']);
+        expect(begins.count).toBe(2);
+      } finally {
+        raw.close();
+      }
+    });
   });
 });
 

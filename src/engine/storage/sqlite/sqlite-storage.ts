@@ -77,6 +77,35 @@ interface PendingRead extends PendingWrite {
 }
 
 /**
+ * Transactions waiting for a connection, and the loop that runs them (in groups): the first one
+ * queued starts it, it runs until none is left, and one queued as it ends starts it again.
+ */
+class TxQueue<P> {
+  readonly pending: P[] = [];
+  private running?: Promise<void>;
+
+  constructor(private readonly drain: () => Promise<void>) {}
+
+  push(tx: P): void {
+    this.pending.push(tx);
+    this.start();
+  }
+
+  /** Resolves once the loop is not running. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private start(): void {
+    if (this.running) return;
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.pending.length > 0) this.start();
+    });
+  }
+}
+
+/**
  * SQLite through node:sqlite: one file, WAL so readers never block the writer, and a busy timeout
  * so several processes (parallel custom resources, a running server) can write the same file.
  *
@@ -109,10 +138,8 @@ export class SqliteStorage implements Storage {
   readonly dialect = 'sqlite' as const;
   private readonly writer: Connection;
   private readonly reader: Connection;
-  private readonly reads: PendingRead[] = [];
-  private reading?: Promise<void>;
-  private readonly writes: PendingWrite[] = [];
-  private writing?: Promise<void>;
+  private readonly reads = new TxQueue<PendingRead>(() => this.readGroups());
+  private readonly writes = new TxQueue<PendingWrite>(() => this.writeGroups());
   private closed = false;
   private failedGroups = 0;
 
@@ -151,32 +178,9 @@ export class SqliteStorage implements Storage {
   tx<T>(fn: (db: Db) => Promise<T>, options: TxOptions = {}): Promise<T> {
     if (options.readOnly === true) {
       if (this.closed) return Promise.reject(new Error('storage is closed'));
-      return new Promise<T>((resolve, reject) => {
-        this.reads.push({ fn, resolve: resolve as (value: unknown) => void, reject, attempts: 0 });
-        this.startReading();
-      });
+      return new Promise<T>((resolve, reject) => this.reads.push({ fn, resolve: resolve as (value: unknown) => void, reject, attempts: 0 }));
     }
-    return new Promise<T>((resolve, reject) => {
-      this.writes.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      this.startWriting();
-    });
-  }
-
-  private startWriting(): void {
-    if (this.writing) return;
-    this.writing = this.writeGroups().finally(() => {
-      this.writing = undefined;
-      // Queued after the last group looked, before this ran.
-      if (this.writes.length > 0) this.startWriting();
-    });
-  }
-
-  private startReading(): void {
-    if (this.reading) return;
-    this.reading = this.readGroups().finally(() => {
-      this.reading = undefined;
-      if (this.reads.length > 0) this.startReading();
-    });
+    return new Promise<T>((resolve, reject) => this.writes.push({ fn, resolve: resolve as (value: unknown) => void, reject }));
   }
 
   /**
@@ -189,8 +193,8 @@ export class SqliteStorage implements Storage {
    */
   private async readGroups(): Promise<void> {
     await new Promise((resolve) => setImmediate(resolve));
-    while (this.reads.length > 0) {
-      const group = this.reads.splice(0, GROUP_MAX);
+    while (this.reads.pending.length > 0) {
+      const group = this.reads.pending.splice(0, GROUP_MAX);
       if (this.closed) {
         for (const read of group) read.reject(new Error('storage is closed'));
         continue;
@@ -226,26 +230,32 @@ export class SqliteStorage implements Storage {
           continue;
         }
         rollback(this.reader);
-        this.reads.unshift(...group.slice(i + 1));
+        this.reads.pending.unshift(...group.slice(i + 1));
         if (isBusy(err) && read.attempts < MAX_TX_ATTEMPTS) {
           await backoff(read.attempts++);
-          this.reads.unshift(read);
+          this.reads.pending.unshift(read);
         } else {
           settled.push(() => read.reject(err));
         }
         break;
       }
     }
-    // Nothing to keep: a read-only transaction ends the same way whether COMMIT succeeds or not.
-    if (i === group.length) rollback(this.reader, 'COMMIT');
+    if (i === group.length) {
+      try {
+        this.reader.run('COMMIT');
+      } catch {
+        // Nothing to keep: a read-only transaction that cannot commit is rolled back.
+        rollback(this.reader);
+      }
+    }
     for (const settle of settled) settle();
   }
 
   /** Runs the queued write transactions, a group per SQLite transaction, until none is left. */
   private async writeGroups(): Promise<void> {
-    while (this.writes.length > 0) {
+    while (this.writes.pending.length > 0) {
       if (this.closed) {
-        for (const write of this.writes.splice(0)) write.reject(new Error('storage is closed'));
+        for (const write of this.writes.pending.splice(0)) write.reject(new Error('storage is closed'));
         return;
       }
       await this.writeLock?.acquire();
@@ -261,7 +271,7 @@ export class SqliteStorage implements Storage {
     try {
       await this.begin();
     } catch (err) {
-      this.writes.shift()!.reject(err);
+      this.writes.pending.shift()!.reject(err);
       return;
     }
     const done: { write: PendingWrite; result: unknown }[] = [];
@@ -270,12 +280,12 @@ export class SqliteStorage implements Storage {
       // Once the queue is empty, the event loop gets one turn before the COMMIT: a busy server has
       // requests waiting to be read, whose writes then join this group (one thread's requests
       // otherwise never queue behind a transaction, which runs from BEGIN to COMMIT in one turn).
-      if (this.writes.length === 0 && !yielded) {
+      if (this.writes.pending.length === 0 && !yielded) {
         yielded = true;
         await new Promise((resolve) => setImmediate(resolve));
       }
-      if (done.length >= GROUP_MAX || this.writes.length === 0) break;
-      const write = this.writes.shift()!;
+      if (done.length >= GROUP_MAX || this.writes.pending.length === 0) break;
+      const write = this.writes.pending.shift()!;
       for (let attempt = 0; ; attempt++) {
         this.writer.run('SAVEPOINT tx');
         try {
@@ -326,8 +336,8 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    while (this.writing) await this.writing;
-    while (this.reading) await this.reading;
+    await this.writes.idle();
+    await this.reads.idle();
     this.closed = true;
     // The writer last: the last connection to close checkpoints the WAL into the database file.
     this.reader.sqlite.close();
@@ -336,9 +346,9 @@ export class SqliteStorage implements Storage {
 }
 
 /** Ends a connection's transaction, if one is open (a failed BEGIN or COMMIT may have left none). */
-function rollback(connection: Connection, end: 'ROLLBACK' | 'COMMIT' = 'ROLLBACK'): void {
+function rollback(connection: Connection): void {
   try {
-    connection.run(end);
+    connection.run('ROLLBACK');
   } catch {
     // No transaction was open.
   }
