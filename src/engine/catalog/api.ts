@@ -8,6 +8,7 @@ import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
 import { findRequestToken, requestAuthorizer } from './acl/store';
 import { rootAccessorId, uuidOf } from './acl/tokens';
+import { CATALOG_WRITES } from './index-state';
 import { aclNotFound, CatalogActor, CatalogPermission, LOCAL_DATACENTER } from './route';
 import { aclAuthMethodRoutes } from './routes/acl-auth-methods';
 import { aclBindingRuleRoutes } from './routes/acl-binding-rules';
@@ -60,6 +61,7 @@ function decodeJsonBody(body: Buffer): unknown {
  */
 export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
   name: 'catalog',
+  writeLane: CATALOG_WRITES,
   routes: [
     ...statusRoutes,
     ...aclTokenRoutes,

@@ -11,6 +11,12 @@ export type Table = (typeof TABLES)[number];
 export const TABLES_CHANNEL = 'hangar_catalog_tables';
 
 /**
+ * The storage lane (TxOptions.lane) of catalog write transactions: each takes the index row's lock
+ * (Writes.lock, Writes.next) and holds it to its commit, so they run one after another anyway.
+ */
+export const CATALOG_WRITES = 'catalog';
+
+/**
  * The writes of one transaction: the first write takes the next catalog index (one per
  * transaction, like one Raft entry), every write stamps it on the tables it touches.
  * `touched` tells the blocking-query notifier which waiters to look at once the transaction commits.

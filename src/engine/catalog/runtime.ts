@@ -3,7 +3,7 @@ import type { Engine } from '../engine';
 import type { Db } from '../storage';
 import type { Authorizer } from './acl/authorizer';
 import { BlockingQueries } from './blocking';
-import { Table, Writes } from './index-state';
+import { CATALOG_WRITES, Table, Writes } from './index-state';
 
 /** What the catalog keeps in memory per engine: waiting requests and writes not yet announced. */
 export interface CatalogRuntime {
@@ -42,7 +42,7 @@ export function requestWrites(ctx: { engine: Engine; db: Db; requestId: string }
 /** Runs background work in its own transaction and announces what it wrote. */
 export async function writeAndNotify<T>(engine: Engine, fn: (writes: Writes) => Promise<T>): Promise<T> {
   const touched = new Set<Table>();
-  const result = await engine.storage.tx((db) => fn(new Writes(db, touched, serializesWrites(engine))));
+  const result = await engine.storage.tx((db) => fn(new Writes(db, touched, serializesWrites(engine))), { lane: CATALOG_WRITES });
   if (touched.size > 0) runtimeOf(engine).blocking.notify(touched);
   return result;
 }

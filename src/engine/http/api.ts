@@ -16,6 +16,8 @@ export type ApiName = 'registry' | 'secrets' | 'catalog';
 export interface ApiDefinition<Actor, Permission> {
   readonly name: ApiName;
   readonly routes: readonly Route<Actor, Permission>[];
+  /** The storage lane of this API's write transactions (TxOptions.lane), when they all contend for one lock. */
+  readonly writeLane?: string;
   /**
    * Resolves the caller from the request (token headers), inside the request's transaction. An API
    * without it (the secrets API, whose pipeline authenticates in its own transaction) has no actor,
@@ -144,6 +146,7 @@ async function handle<Actor, Permission>(
   }
   const result = await engine.storage.tx(async (db) => r.handler({ params, query, body }, await context(db)), {
     readOnly: r.transaction === 'read',
+    lane: api.writeLane,
   });
   return result instanceof AfterCommit ? result.next() : result;
 }

@@ -22,6 +22,12 @@ export interface Db {
 export interface TxOptions {
   /** A read-only transaction takes no write lock. */
   readonly readOnly?: boolean;
+  /**
+   * The write transactions of one lane all take one lock early (the catalog's index row) and so run
+   * one after another whatever the storage does. PostgreSQL lets only a few of a lane in at a time
+   * per server and queues the rest in the server (SQLite runs one write transaction at a time anyway).
+   */
+  readonly lane?: string;
 }
 
 export interface Storage {

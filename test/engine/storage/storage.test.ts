@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from 'pg';
 import { createCounter, increment, newStorage, readCounter } from './fixtures/counter-worker';
 import { sha256Hex } from '../../../src/engine/crypto';
 import { Engine } from '../../../src/engine/engine';
@@ -9,9 +10,10 @@ import { ROOT_TOKEN_FILE } from '../../../src/engine/root-token';
 import { openStorage, Storage, StorageConfig } from '../../../src/engine/storage';
 import { UniqueViolation } from '../../../src/engine/storage/errors';
 import { MIGRATIONS } from '../../../src/engine/storage/migrations';
+import { PostgresStorage } from '../../../src/engine/storage/postgres/postgres-storage';
 import { openRawSqlite, SQLITE_FILE, storedText } from '../../helpers/raw-db';
 import { ROOT_TOKEN, startTestServer } from '../../helpers/server';
-import { freshStorage, STORAGE_KINDS, tempDir } from '../../helpers/storage';
+import { FreshStorage, freshStorage, STORAGE_KINDS, tempDir } from '../../helpers/storage';
 
 const WRITERS = 4;
 const INCREMENTS = 50;
@@ -229,6 +231,101 @@ describe('SQLite file', () => {
     }
   });
 });
+
+const describeIfPostgres = STORAGE_KINDS.includes('postgres') ? describe : describe.skip;
+
+describeIfPostgres('PostgreSQL prepared statements and lanes', () => {
+  let fresh: FreshStorage;
+  let storage: PostgresStorage;
+  /** A second connection, as another server (or its migration) would have. */
+  let other: Client;
+  /** More storages on the test's database, closed after it. */
+  const opened: PostgresStorage[] = [];
+
+  beforeEach(async () => {
+    fresh = await freshStorage('postgres');
+    const url = fresh.config.kind === 'postgres' ? fresh.config.url : '';
+    // One connection: the one whose statements the tests make stale.
+    storage = new PostgresStorage(url, [], 1);
+    other = new Client({ connectionString: url });
+    await other.connect();
+    await other.query("CREATE TABLE prepared_rows (name TEXT PRIMARY KEY); INSERT INTO prepared_rows VALUES ('a')");
+  });
+  afterEach(async () => {
+    for (const more of opened.splice(0)) await more.close();
+    await other.end();
+    await storage.close();
+    await fresh.cleanup();
+  });
+
+  const rows = (readOnly: boolean) => storage.tx((db) => db.all<Record<string, unknown>>('SELECT * FROM prepared_rows WHERE name = ?', ['a']), { readOnly });
+  const prepared = () =>
+    storage.tx((db) => db.all<{ name: string }>('SELECT name FROM pg_prepared_statements WHERE statement NOT LIKE ?', ['%pg_prepared%']), { readOnly: true });
+
+  test('a statement is prepared by name once per connection', async () => {
+    for (const readOnly of [true, false, true]) expect(await rows(readOnly)).toEqual([{ name: 'a' }]);
+    expect(await prepared()).toEqual([{ name: expect.stringMatching(/^hangar_0_\d+$/) }]);
+  });
+
+  test.each([true, false])('a column added under a prepared SELECT * is answered with it (read-only: %s)', async (readOnly) => {
+    expect(await rows(readOnly)).toEqual([{ name: 'a' }]);
+    await other.query('ALTER TABLE prepared_rows ADD COLUMN added INTEGER NOT NULL DEFAULT 7');
+    expect(await rows(readOnly)).toEqual([{ name: 'a', added: 7 }]);
+    expect(await rows(!readOnly)).toEqual([{ name: 'a', added: 7 }]);
+  });
+
+  test('a connection that loses its prepared statements (a pooler in transaction mode) ends their use', async () => {
+    await rows(false);
+    // What a pooler handing the next transaction to another server connection looks like.
+    await storage.tx((db) => db.run('DEALLOCATE ALL'));
+    expect(await rows(false)).toEqual([{ name: 'a' }]);
+    expect(await rows(true)).toEqual([{ name: 'a' }]);
+    expect(await prepared()).toEqual([]);
+  });
+
+  test('the write transactions of one lane enter two at a time; others and reads do not wait for them', async () => {
+    const wide = new PostgresStorage(fresh.config.kind === 'postgres' ? fresh.config.url : '', [], 10);
+    opened.push(wide);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const entered: string[] = [];
+    const write = (name: string, lane?: string) =>
+      wide.tx(
+        async (db) => {
+          entered.push(name);
+          await db.run('INSERT INTO prepared_rows (name) VALUES (?)', [name]);
+          await held;
+        },
+        { lane },
+      );
+    const laned = ['l1', 'l2', 'l3', 'l4'].map((name) => write(name, 'rows'));
+    const free = write('free');
+    try {
+      await waitFor(() => entered.length === 3);
+      expect(entered.sort()).toEqual(['free', 'l1', 'l2']);
+      expect(await wide.tx((db) => db.get<{ n: number }>('SELECT COUNT(*) AS n FROM prepared_rows'), { readOnly: true })).toEqual({ n: 1 });
+    } finally {
+      release();
+      await Promise.all([...laned, free]);
+    }
+    expect(entered.sort()).toEqual(['free', 'l1', 'l2', 'l3', 'l4']);
+  });
+
+  test('a failing transaction gives its place in the lane to the next', async () => {
+    const failing = [1, 2].map(() => storage.tx(() => Promise.reject(new Error('boom')), { lane: 'rows' }));
+    const next = storage.tx((db) => db.run('INSERT INTO prepared_rows (name) VALUES (?)', ['after']), { lane: 'rows' });
+    for (const f of failing) await expect(f).rejects.toThrow('boom');
+    await expect(next).resolves.toBe(1);
+  });
+});
+
+/** Resolves once `done()` holds (polled every 10 ms, for at most 5 s). */
+async function waitFor(done: () => boolean): Promise<void> {
+  for (let waited = 0; !done(); waited += 10) {
+    if (waited > 5000) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('SQLite transaction groups', () => {
   let dataDir: string;
