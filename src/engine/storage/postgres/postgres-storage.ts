@@ -50,7 +50,7 @@ interface Statement {
 /**
  * The statements of one storage, named once for all its connections. A named statement is parsed and
  * planned once per connection and then only bound and executed: an unnamed one is parsed and planned
- * again by PostgreSQL on every execution, which cost it about a third of a cheap read's time.
+ * again on every execution, about half of PostgreSQL's CPU for a catalog KV GET (docs/performance.md).
  */
 class Statements {
   private known = new Map<string, Statement>();
@@ -272,7 +272,7 @@ export class PostgresStorage implements Storage {
 }
 
 /** Runs at most `width` tasks at once; the others wait their turn, first come first served. */
-export class Lane {
+class Lane {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
