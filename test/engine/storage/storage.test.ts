@@ -241,10 +241,11 @@ describeIfPostgres('PostgreSQL prepared statements and lanes', () => {
   let other: Client;
   /** More storages on the test's database, closed after it. */
   const opened: PostgresStorage[] = [];
+  let url: string;
 
   beforeEach(async () => {
     fresh = await freshStorage('postgres');
-    const url = fresh.config.kind === 'postgres' ? fresh.config.url : '';
+    url = fresh.config.kind === 'postgres' ? fresh.config.url : '';
     // One connection: the one whose statements the tests make stale.
     storage = new PostgresStorage(url, [], 1);
     other = new Client({ connectionString: url });
@@ -284,7 +285,7 @@ describeIfPostgres('PostgreSQL prepared statements and lanes', () => {
   });
 
   test('the write transactions of one lane enter two at a time; others and reads do not wait for them', async () => {
-    const wide = new PostgresStorage(fresh.config.kind === 'postgres' ? fresh.config.url : '', [], 10);
+    const wide = new PostgresStorage(url, [], 10);
     opened.push(wide);
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));

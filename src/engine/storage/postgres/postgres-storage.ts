@@ -110,10 +110,12 @@ export class PostgresStorage implements Storage {
     return lane.run(() => this.writeTx(fn));
   }
 
-  private async writeTx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      const client = await this.pool.connect();
-      let discard: Error | undefined;
+  private writeTx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    // READ COMMITTED lets two transactions (two servers) both find a row missing and both insert
+    // it. A unique violation that the code did not turn into an answer means the other one won:
+    // the next attempt sees its row (SQLite's writers take turns, so this does not happen there).
+    const retryable = (err: unknown) => isRetryable(err) || err instanceof UniqueViolation;
+    return this.attempts(retryable, async (client) => {
       try {
         // READ WRITE said explicitly: the connection's session default may be read-only (below).
         await client.query('BEGIN READ WRITE');
@@ -122,19 +124,9 @@ export class PostgresStorage implements Storage {
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        discard = this.staleStatements(err);
-        // READ COMMITTED lets two transactions (two servers) both find a row missing and both insert
-        // it. A unique violation that the code did not turn into an answer means the other one won:
-        // the next attempt sees its row (SQLite's writers take turns, so this does not happen there).
-        if ((discard || isRetryable(err) || err instanceof UniqueViolation) && attempt < MAX_TX_ATTEMPTS) {
-          if (!discard) await backoff(attempt);
-          continue;
-        }
         throw err;
-      } finally {
-        client.release(discard);
       }
-    }
+    });
   }
 
   /**
@@ -144,19 +136,30 @@ export class PostgresStorage implements Storage {
    * snapshot anyway, so the reads see what they saw inside one; the BEGIN and the COMMIT, two round
    * trips of the three or four of a cheap request, are saved.
    */
-  private async readOnlyTx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  private readOnlyTx<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+    return this.attempts(isRetryable, async (client) => {
+      if (!READ_ONLY_SESSIONS.has(client)) {
+        await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
+        READ_ONLY_SESSIONS.add(client);
+      }
+      return fn(this.connection(client));
+    });
+  }
+
+  /**
+   * Runs a transaction on a pooled connection until it succeeds: again after a pause when it failed
+   * in a way `retryable` says another attempt may not, and at once on another connection when its
+   * prepared statements could not be used (staleStatements); at most MAX_TX_ATTEMPTS times.
+   */
+  private async attempts<T>(retryable: (err: unknown) => boolean, run: (client: PoolClient) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const client = await this.pool.connect();
       let discard: Error | undefined;
       try {
-        if (!READ_ONLY_SESSIONS.has(client)) {
-          await client.query('SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY');
-          READ_ONLY_SESSIONS.add(client);
-        }
-        return await fn(this.connection(client));
+        return await run(client);
       } catch (err) {
         discard = this.staleStatements(err);
-        if ((discard || isRetryable(err)) && attempt < MAX_TX_ATTEMPTS) {
+        if ((discard || retryable(err)) && attempt < MAX_TX_ATTEMPTS) {
           if (!discard) await backoff(attempt);
           continue;
         }
