@@ -30,6 +30,8 @@ export interface ExampleOptions {
   readonly dataDir?: string;
   /** Name of the environment variable with the token at deploy time (HTTP mode). */
   readonly tokenEnvVar?: string;
+  /** Apply the stack's objects in one process per deploy (see HangarProps.batch). */
+  readonly batch?: boolean;
   /** Whether the stack declares the registry's boxes (default true). */
   readonly withRegistry?: boolean;
   /** The organization that owns the boxes; it must exist (`hangar registry create-org`). */
@@ -80,6 +82,7 @@ export class ExampleStack extends TerraformStack {
       secretsUrl: options.secretsUrl,
       dataDir: options.dataDir,
       tokenEnvVar: options.tokenEnvVar,
+      batch: options.batch,
     });
     if (options.withRegistry ?? true) {
       const owner = options.owner ?? 'acme';

@@ -1,4 +1,4 @@
-import { Lazy, TerraformStack as Stack } from 'cdktf';
+import { TerraformStack as Stack } from 'cdktf';
 import { Construct } from 'constructs';
 import { CustomResource } from './custom-resource';
 import { Hangar } from './hangar';
@@ -95,21 +95,16 @@ export class Namespace extends Construct {
         desired: { policyDefaults: policies, roleDefaults: roles },
       });
       // After the policies and roles it may name, here or in default, found in the stack at synth time.
-      defaults.identity.addOverride(
-        'depends_on',
-        Lazy.listValue({
-          produce: () => {
-            const linked = Stack.of(this)
-              .node.findAll()
-              .filter(
-                (c): c is AclPolicy | AclRole =>
-                  ((c instanceof AclPolicy && policies.includes(c.name)) || (c instanceof AclRole && roles.includes(c.name))) &&
-                  (c.namespace === props.name || c.namespace === 'default'),
-              );
-            return [this._resource, ...linked.map((c) => c._resource)].map((r) => `${r.config.terraformResourceType}.${r.config.friendlyUniqueId}`);
-          },
-        }),
-      );
+      defaults._after(() => {
+        const linked = Stack.of(this)
+          .node.findAll()
+          .filter(
+            (c): c is AclPolicy | AclRole =>
+              ((c instanceof AclPolicy && policies.includes(c.name)) || (c instanceof AclRole && roles.includes(c.name))) &&
+              (c.namespace === props.name || c.namespace === 'default'),
+          );
+        return [this._resource, ...linked.map((c) => c._resource)];
+      });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { Hangar } from './hangar';
+import { dependsOnLater, Hangar } from './hangar';
 import { NullResource } from './null-binding';
 import { encodePayload } from '../reconcile/payload-format';
 
@@ -21,37 +21,60 @@ export interface CustomResourceProps {
  *   destroy provisioner deletes the remote object.
  * - Config (triggers: the identity and the desired state): replaced on every change; its create
  *   provisioner upserts, so a changed property updates the object in place.
+ * In batch mode (see HangarProps.batch) only the Config, which runs nothing itself.
  */
 export class CustomResource extends Construct {
   public readonly identity: NullResource;
   public readonly config: NullResource;
+  /** A value that changes exactly when the object's identity does (for other resources' triggers). */
+  public readonly identityRef: string;
+  private readonly hangar: Hangar;
+  private readonly parents: readonly CustomResource[];
+  private readonly later: (() => CustomResource[])[] = [];
 
   constructor(scope: Construct, id: string, props: CustomResourceProps) {
     super(scope, id);
     const { hangar, kind, key } = props;
-    const parents = (props.dependsOn ?? []).map((d) => d.config);
-    this.identity = new NullResource(this, 'Identity', {
-      triggers: { kind, key, payload: encodePayload(hangar._payload(kind, key)) },
-      dependsOn: parents,
-      provisioners: [
-        {
-          type: 'local-exec',
-          when: 'destroy',
-          command: hangar._command('destroy'),
-          environment: hangar._environment({ HANGAR_PAYLOAD: '${self.triggers.payload}' }),
-        },
-      ],
-    });
-    this.config = new NullResource(this, 'Config', {
-      triggers: { identity: this.identity.id, payload: encodePayload(hangar._payload(kind, key, props.desired)) },
-      provisioners: [
-        {
-          type: 'local-exec',
-          command: hangar._command('apply'),
-          environment: hangar._environment({ HANGAR_PAYLOAD: '${self.triggers.payload}' }),
-        },
-      ],
-    });
+    this.hangar = hangar;
+    this.parents = props.dependsOn ?? [];
+    const identity = hangar._payload(kind, key);
+    const desired = hangar._payload(kind, key, props.desired);
+    const after = () => this.predecessors().map((r) => r.config);
+    if (hangar._batch) {
+      // One resource: its creation is a step of the stack's batch; deletion is the inventory's (an
+      // object removed or renamed) and Hangar/Teardown's (a destroy).
+      this.identityRef = encodePayload(identity);
+      this.config = hangar._applyResource(this, 'Config', desired, { identity: this.identityRef }, after);
+      this.identity = this.config;
+    } else {
+      this.identity = new NullResource(this, 'Identity', {
+        triggers: { kind, key, payload: encodePayload(identity) },
+        dependsOn: this.parents.map((d) => d.config),
+        provisioners: [
+          {
+            type: 'local-exec',
+            when: 'destroy',
+            command: hangar._command('destroy'),
+            environment: hangar._environment({ HANGAR_PAYLOAD: '${self.triggers.payload}' }),
+          },
+        ],
+      });
+      this.identityRef = this.identity.id;
+      this.config = hangar._applyResource(this, 'Config', desired, { identity: this.identityRef }, after);
+    }
     hangar._register(kind, key, this.config);
+  }
+
+  /**
+   * @internal also after the custom resources `produce` finds when the stack is synthesized (those
+   * declared later, or found by name): the Identity depends on their Configs.
+   */
+  public _after(produce: () => CustomResource[]): void {
+    if (this.later.length === 0 && !this.hangar._batch) dependsOnLater(this.identity, () => this.predecessors().map((r) => r.config));
+    this.later.push(produce);
+  }
+
+  private predecessors(): CustomResource[] {
+    return [...this.parents, ...this.later.flatMap((produce) => produce())];
   }
 }

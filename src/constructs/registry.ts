@@ -4,9 +4,7 @@ import * as path from 'node:path';
 import { Lazy } from 'cdktf';
 import { Construct } from 'constructs';
 import { CustomResource } from './custom-resource';
-import { Hangar } from './hangar';
-import { NullResource } from './null-binding';
-import { encodePayload } from '../reconcile/payload-format';
+import { dependsOnLater, Hangar } from './hangar';
 
 const OWNER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/;
 const BOX_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
@@ -142,26 +140,18 @@ export class BoxVersion extends Construct {
     // The release step: after the version and its providers (depends_on), again whenever a
     // provider is replaced (its identity id is a trigger), since deleting the last valid provider
     // of a released version revokes it.
-    const release = new NullResource(this, 'Release', {
-      triggers: {
-        identity: this._resource.identity.id,
-        providers: Lazy.stringValue({ produce: () => this.providers.map((p) => p._resource.identity.id).join(',') }),
-        payload: encodePayload(this._hangar._payload(kind, this._key, { description, released: this.released })),
+    const before = () => [this._resource.config, ...this.providers.map((p) => p._resource.config)];
+    const release = this._hangar._applyResource(
+      this,
+      'Release',
+      this._hangar._payload(kind, this._key, { description, released: this.released }),
+      {
+        identity: this._resource.identityRef,
+        providers: Lazy.stringValue({ produce: () => this.providers.map((p) => p._resource.identityRef).join(',') }),
       },
-      provisioners: [
-        {
-          type: 'local-exec',
-          command: this._hangar._command('apply'),
-          environment: this._hangar._environment({ HANGAR_PAYLOAD: '${self.triggers.payload}' }),
-        },
-      ],
-    });
-    release.addOverride(
-      'depends_on',
-      Lazy.listValue({
-        produce: () => [this._resource.config, ...this.providers.map((p) => p._resource.config)].map((r) => `${r.terraformResourceType}.${r.friendlyUniqueId}`),
-      }),
+      before,
     );
+    dependsOnLater(release, before);
   }
 
   /** @internal a provider of this version: the release step waits for it */

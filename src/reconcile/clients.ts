@@ -33,3 +33,24 @@ export async function openClients(connection: ConnectionSpec, env: NodeJS.Proces
     close: () => transport.close(),
   };
 }
+
+/**
+ * Runs `use` with clients for any connection it asks for, each opened on first use (a data directory's
+ * engine opens once for all its objects) and all closed at the end.
+ */
+export async function withConnections<T>(
+  use: (clientsFor: (connection: ConnectionSpec) => Promise<Clients>) => Promise<T>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<T> {
+  const open = new Map<string, Promise<Clients>>();
+  try {
+    return await use((connection) => {
+      const id = JSON.stringify(connection);
+      let clients = open.get(id);
+      if (!clients) open.set(id, (clients = openClients(connection, env)));
+      return clients;
+    });
+  } finally {
+    for (const clients of open.values()) await (await clients.catch(() => undefined))?.close();
+  }
+}

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { desiredOf, kindOf } from '.';
-import { openClients } from './clients';
+import { withConnections } from './clients';
 import { differences } from './kind';
 import { decodePayload } from './payload';
 import { ResourcePayload } from './payload-format';
@@ -48,31 +48,21 @@ export function desiredStateIn(dir: string): ResourcePayload[] {
   return [...merged.values()];
 }
 
-/** Compares each object's desired state with the live one, one connection at a time. */
+/** Compares each object's desired state with the live one (one set of clients per connection). */
 export async function detectDrift(payloads: readonly ResourcePayload[], env: NodeJS.ProcessEnv = process.env): Promise<DriftReport[]> {
-  const byConnection = new Map<string, ResourcePayload[]>();
-  for (const p of payloads) {
-    const id = JSON.stringify(p.connection);
-    byConnection.set(id, [...(byConnection.get(id) ?? []), p]);
-  }
-  const reports: DriftReport[] = [];
-  for (const group of byConnection.values()) {
-    const clients = await openClients(group[0].connection, env);
-    try {
-      for (const payload of group) {
-        const kind = kindOf(payload.kind);
-        const desired = desiredOf(payload) as Record<string, unknown>;
-        const live = (await kind.read(clients, payload.key, desired)) as Record<string, unknown> | undefined;
-        if (!live) {
-          reports.push({ payload, status: 'missing', fields: [] });
-          continue;
-        }
-        const fields = differences(desired, live).map((field) => ({ field, desired: desired[field], live: live[field] }));
-        reports.push({ payload, status: fields.length ? 'drifted' : 'in sync', fields });
+  return withConnections(async (clientsFor) => {
+    const reports: DriftReport[] = [];
+    for (const payload of payloads) {
+      const kind = kindOf(payload.kind);
+      const desired = desiredOf(payload) as Record<string, unknown>;
+      const live = (await kind.read(await clientsFor(payload.connection), payload.key, desired)) as Record<string, unknown> | undefined;
+      if (!live) {
+        reports.push({ payload, status: 'missing', fields: [] });
+        continue;
       }
-    } finally {
-      await clients.close();
+      const fields = differences(desired, live).map((field) => ({ field, desired: desired[field], live: live[field] }));
+      reports.push({ payload, status: fields.length ? 'drifted' : 'in sync', fields });
     }
-  }
-  return reports;
+    return reports;
+  }, env);
 }

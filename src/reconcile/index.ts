@@ -1,4 +1,4 @@
-import { openClients } from './clients';
+import { openClients, withConnections } from './clients';
 import { Outcome, ResourceKind } from './kind';
 import { ResourcePayload } from './payload-format';
 
@@ -45,14 +45,30 @@ export function desiredOf(payload: ResourcePayload): unknown {
 
 /** Brings one object to its desired state. */
 export async function apply(payload: ResourcePayload): Promise<Outcome> {
-  const kind = kindOf(payload.kind);
-  const desired = desiredOf(payload);
-  const clients = await openClients(payload.connection);
-  try {
-    return await kind.upsert(clients, payload.key, desired);
-  } finally {
-    await clients.close();
-  }
+  let result: Outcome | 'failed' | undefined;
+  await applyAll([payload], (_, outcome) => (result = outcome));
+  return result as Outcome;
+}
+
+/**
+ * Brings objects to their desired state one after another (the order given: parents first), with one
+ * set of clients per connection; `done` hears each outcome. The first failure stops the run: `done`
+ * hears "failed" for its object, and the error is thrown.
+ */
+export async function applyAll(payloads: readonly ResourcePayload[], done: (payload: ResourcePayload, outcome: Outcome | 'failed') => void): Promise<void> {
+  await withConnections(async (clientsFor) => {
+    for (const payload of payloads) {
+      let outcome: Outcome;
+      try {
+        const desired = desiredOf(payload);
+        outcome = await kindOf(payload.kind).upsert(await clientsFor(payload.connection), payload.key, desired);
+      } catch (err) {
+        done(payload, 'failed');
+        throw err;
+      }
+      done(payload, outcome);
+    }
+  });
 }
 
 /** Deletes one object; succeeds when it is already gone. */

@@ -158,6 +158,31 @@ describe('hangar command', () => {
     expect(hangar(['prune'], { HANGAR_PREVIOUS: encodePayload([entry]), HANGAR_CURRENT: encodePayload([entry]) }).stdout).toBe('nothing to prune\n');
   });
 
+  test('apply of a batch: in order, on one engine, over continued variables; the first failure stops it and names its object', () => {
+    const data = tempDir();
+    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
+    const connection = { dataDir: data };
+    const box = (name: string) => ({ v: 1, kind: 'registry.box', key: `alice/${name}`, connection, desired: {} });
+    const version = (name: string) => ({ v: 1, kind: 'registry.box-version', key: `alice/${name}/1.0.0`, connection, desired: { description: '' } });
+    const batch = { HANGAR_PAYLOADS: encodePayload([box('a'), version('a')]), HANGAR_PAYLOADS_2: encodePayload([box('b')]) };
+    const lines = (outcome: string, outcome2 = outcome) => `registry.box alice/a: ${outcome}\nregistry.box-version alice/a/1.0.0: ${outcome2}\nregistry.box alice/b: ${outcome}\n`;
+    expect(hangar(['apply'], batch)).toMatchObject({ code: 0, stdout: lines('created') });
+    expect(hangar(['apply'], batch)).toMatchObject({ code: 0, stdout: lines('unchanged') });
+
+    // A version of a box that does not exist: what came before it is applied, what comes after is not.
+    const failed = hangar(['apply'], { HANGAR_PAYLOADS: encodePayload([box('c'), version('missing'), box('d')]) });
+    expect(failed).toMatchObject({ code: 1, stdout: 'registry.box alice/c: created\nregistry.box-version alice/missing/1.0.0: failed\n' });
+    expect(failed.stderr).toMatch(/the server answered 404/);
+    expect(hangar(['apply', '--payload', encodePayload(box('d'))]).stdout).toBe('registry.box alice/d: created\n');
+
+    const both = hangar(['apply'], { HANGAR_PAYLOAD: encodePayload(box('a')), HANGAR_PAYLOADS: encodePayload([box('a')]) });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/HANGAR_PAYLOAD and a batch \(HANGAR_PAYLOADS\) are both set/);
+    const garbled = hangar(['apply'], { HANGAR_PAYLOADS: encodePayload([box('e')]), HANGAR_PAYLOADS_2: 'not base64 json' });
+    expect(garbled).toMatchObject({ code: 1, stdout: '' });
+    expect(garbled.stderr).toMatch(/HANGAR_PAYLOADS_2 is not base64url-encoded JSON/);
+  });
+
   test('bad payloads fail with a message, and HTTP mode needs a token', () => {
     expect(hangar(['apply']).code).toBe(2);
     const garbage = hangar(['apply'], { HANGAR_PAYLOAD: 'not base64 json' });

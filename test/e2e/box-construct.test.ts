@@ -41,7 +41,7 @@ function declare(ws: TerraformWorkspace, connection: Connection, opts: { web: st
 const sha256 = (content: string) => createHash('sha256').update(content).digest('hex');
 
 /** Runs the custom-resource life cycle and checks the registry after each step. */
-type Connection = Pick<ExampleOptions, 'registryUrl' | 'dataDir' | 'tokenEnvVar'>;
+type Connection = Pick<ExampleOptions, 'registryUrl' | 'dataDir' | 'tokenEnvVar' | 'batch'>;
 
 async function lifeCycle(
   ws: TerraformWorkspace,
@@ -119,20 +119,27 @@ async function lifeCycle(
   expect(await read('acme/web')).toBeUndefined();
 }
 
+/** A data directory with the user alice, who owns the organization acme, and a registry client on it. */
+function embeddedAcme() {
+  const data = tempDir();
+  expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
+  expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
+  const registry = async <T>(call: (client: RegistryClient) => Promise<T>) => {
+    const transport = await openTransport({ dataDir: data });
+    try {
+      return await call(new RegistryClient(transport));
+    } finally {
+      await transport.close();
+    }
+  };
+  return { data, registry };
+}
+
 describeWithTerraform('Box construct deployed by Terraform', () => {
   jest.setTimeout(300_000);
 
   test('BoxProvider architectures: one build per architecture through API v2, the default moved in place, an architecture replaced', async () => {
-    const data = tempDir();
-    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
-    const registry = async <T>(call: (client: RegistryClient) => Promise<T>) => {
-      const transport = await openTransport({ dataDir: data });
-      try {
-        return await call(new RegistryClient(transport));
-      } finally {
-        await transport.close();
-      }
-    };
+    const { data, registry } = embeddedAcme();
     const files = { amd64: join(tempDir('hangar-arch-'), 'amd64.box'), arm64: join(tempDir('hangar-arch-'), 'arm64.box') };
     writeFileSync(files.amd64, 'amd64 build');
     writeFileSync(files.arm64, 'arm64 build');
@@ -184,17 +191,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
   });
 
   test('embedded mode: the custom resources run the engine on a data directory, which hangar server then serves', async () => {
-    const data = tempDir();
-    expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
-    expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
-    const registry = async <T>(call: (client: RegistryClient) => Promise<T>) => {
-      const transport = await openTransport({ dataDir: data });
-      try {
-        return await call(new RegistryClient(transport));
-      } finally {
-        await transport.close();
-      }
-    };
+    const { data, registry } = embeddedAcme();
     const ws = new TerraformWorkspace(tf!, { HANGAR_PROGRESS_INTERVAL: '0' });
     await lifeCycle(ws, { dataDir: data }, registry);
 
@@ -214,7 +211,29 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
     }
   });
 
-  test('a deploy that fails half-way (server down) converges on the next one, with nothing duplicated', async () => {
+  test('batch mode: the same life cycle, each deploy and the destroy in one process', async () => {
+    const { data, registry } = embeddedAcme();
+    const ws = new TerraformWorkspace(tf!, { HANGAR_PROGRESS_INTERVAL: '0' });
+    const props = { dataDir: data, batch: true };
+    await lifeCycle(ws, props, registry);
+
+    // One process applies the stack, parents first; one deletes it.
+    const processes = (output: string) => output.match(/\(local-exec\): Executing:/g)?.length ?? 0;
+    declare(ws, props, { web: 'one', db: true, version: true });
+    const deployed = ws.deploy();
+    expect(processes(deployed)).toBe(1);
+    expect(deployed).toMatch(/registry\.box acme\/web: created[\s\S]*registry\.box-version acme\/web\/1\.0\.0: created[\s\S]*registry\.box-provider acme\/web\/1\.0\.0\/virtualbox: created[\s\S]*registry\.box-version acme\/web\/1\.0\.0: updated/);
+    expect(await registry((c) => c.getVersion('acme', 'web', '1.0.0'))).toMatchObject({ status: 'active' });
+    const destroyed = ws.destroy();
+    expect(processes(destroyed)).toBeLessThanOrEqual(2);
+    expect(await registry((c) => c.getBox('acme', 'web'))).toBeUndefined();
+    expect(await registry((c) => c.getBox('acme', 'db'))).toBeUndefined();
+  });
+
+  test.each([
+    ['one process per object', false],
+    ['batch', true],
+  ])('a deploy that fails half-way (server down) converges on the next one, with nothing duplicated (%s)', async (_, batch) => {
     const data = tempDir();
     const port = await freePort();
     const args = ['--data', data, '--registry-addr', `127.0.0.1:${port}`];
@@ -225,7 +244,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
       expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--address', server.urls.registry], admin).code).toBe(0);
       expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--address', server.urls.registry], admin).code).toBe(0);
       const ws = new TerraformWorkspace(tf!, admin);
-      const props = { registryUrl: server.urls.registry };
+      const props = { registryUrl: server.urls.registry, batch };
       declare(ws, props, { web: 'one', db: false });
       ws.deploy();
       const client = new RegistryClient(await openTransport({ endpoints: { registry: server.urls.registry } }), rootToken);

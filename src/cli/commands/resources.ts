@@ -2,18 +2,28 @@
 import { CommandSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
 
+const payloadOption = { payload: { type: 'string', env: 'HANGAR_PAYLOAD', placeholder: 'BASE64', help: 'The resource payload written by the construct' } } as const;
+
 export const applyCommand: CommandSpec = {
   name: 'apply',
-  summary: 'Creates or updates one managed object to its desired state (run by custom resources).',
-  usage: 'hangar apply [--payload BASE64]',
-  options: { payload: { type: 'string', env: 'HANGAR_PAYLOAD', placeholder: 'BASE64', help: 'The resource payload written by the construct' } },
+  summary: 'Creates or updates managed objects to their desired state (run by custom resources).',
+  usage: 'hangar apply [--payload BASE64 | --payloads BASE64]',
+  options: {
+    ...payloadOption,
+    payloads: {
+      type: 'string',
+      env: 'HANGAR_PAYLOADS',
+      placeholder: 'BASE64',
+      help: 'A batch of payloads, applied in order (a stack with batch: true); continued in HANGAR_PAYLOADS_2, _3, ...',
+    },
+  },
 };
 
 export const destroyCommand: CommandSpec = {
   name: 'destroy',
   summary: 'Deletes one managed object; succeeds when it is already gone (run by custom resources).',
   usage: 'hangar destroy [--payload BASE64]',
-  options: applyCommand.options,
+  options: payloadOption,
 };
 
 export const pruneCommand: CommandSpec = {
@@ -34,11 +44,19 @@ async function payloadOf(options: ParsedOptions) {
 }
 
 export async function runApply(options: ParsedOptions): Promise<number> {
-  const payload = await payloadOf(options);
-  const { apply } = require('../../reconcile') as typeof import('../../reconcile');
-  const outcome = await apply(payload);
-  process.stdout.write(`${payload.kind} ${payload.key}: ${outcome}\n`);
+  const { applyAll } = require('../../reconcile') as typeof import('../../reconcile');
+  const payloads = options.payloads ? batchOf(options) : [await payloadOf(options)];
+  await applyAll(payloads, (payload, outcome) => process.stdout.write(`${payload.kind} ${payload.key}: ${outcome}\n`));
   return 0;
+}
+
+/** A batch's payloads: the option's, then those of HANGAR_PAYLOADS_2, _3, ... while they are set. */
+function batchOf(options: ParsedOptions) {
+  if (options.payload) throw new UsageError('HANGAR_PAYLOAD and a batch (HANGAR_PAYLOADS) are both set: pass one');
+  const { decodeInventory } = require('../../reconcile/payload') as typeof import('../../reconcile/payload');
+  const payloads = decodeInventory(options.payloads as string, 'HANGAR_PAYLOADS');
+  for (let n = 2; process.env[`HANGAR_PAYLOADS_${n}`]; n++) payloads.push(...decodeInventory(process.env[`HANGAR_PAYLOADS_${n}`]!, `HANGAR_PAYLOADS_${n}`));
+  return payloads;
 }
 
 export async function runDestroy(options: ParsedOptions): Promise<number> {
