@@ -1,3 +1,5 @@
+import { deflateRawSync } from 'node:zlib';
+
 /**
  * What a custom resource hands the CLI: written by the constructs at synth time (into Terraform
  * triggers, base64url-encoded JSON so that no `${` in a description is read as an interpolation),
@@ -5,7 +7,7 @@
  *
  * Never remove a version here: a destroy provisioner runs with triggers that an older version of
  * the library wrote, so the CLI must keep reading every payload version it ever wrote.
- * This module is imported by the constructs, so it has no dependencies.
+ * This module is imported by the constructs, so it has no dependencies beyond Node's.
  */
 export const PAYLOAD_VERSION = 1;
 
@@ -27,6 +29,15 @@ export interface ResourcePayload {
   readonly desired?: Record<string, unknown>;
 }
 
+/**
+ * JSON longer than this is deflated, and the encoding starts with DEFLATED (not a base64url
+ * character). Provisioners get payloads in environment variables, and Linux refuses to start a
+ * process with one over 128 KiB: an inventory of 1,000 objects was 140 KB in plain base64url.
+ */
+const DEFLATE_ABOVE = 32 * 1024;
+export const DEFLATED = 'z.';
+
 export function encodePayload(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+  const json = Buffer.from(JSON.stringify(value), 'utf8');
+  return json.length > DEFLATE_ABOVE ? DEFLATED + deflateRawSync(json, { level: 9 }).toString('base64url') : json.toString('base64url');
 }

@@ -1,5 +1,9 @@
+import { inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
-import { ResourcePayload } from './payload-format';
+import { DEFLATED, ResourcePayload } from './payload-format';
+
+/** The most a deflated payload may inflate to (a stack's inventory is a few MB at most). */
+const INFLATED_MAX = 64 * 1024 * 1024;
 
 const Connection = z.object({
   endpoints: z
@@ -29,8 +33,12 @@ export function decodeInventory(encoded: string, what = 'inventory'): ResourcePa
 
 function decode<T>(encoded: string, what: string, schema: z.ZodType<T>): T {
   let json: unknown;
+  const text = encoded.trim();
   try {
-    json = JSON.parse(Buffer.from(encoded.trim(), 'base64url').toString('utf8'));
+    const bytes = text.startsWith(DEFLATED)
+      ? inflateRawSync(Buffer.from(text.slice(DEFLATED.length), 'base64url'), { maxOutputLength: INFLATED_MAX })
+      : Buffer.from(text, 'base64url');
+    json = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new Error(`${what} is not base64url-encoded JSON`);
   }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { App, TerraformStack, Testing } from 'cdktf';
 import { Box, BoxArchitecture, BoxChecksumType, BoxProvider, BoxVersion, Hangar } from '../../src';
 import { desiredStateIn } from '../../src/reconcile/drift';
@@ -39,6 +40,26 @@ describe('Box construct', () => {
     const exec = inventory.provisioner[0]['local-exec'];
     expect(exec).toMatchObject({ when: 'destroy', environment: { HANGAR_PREVIOUS: '${self.triggers.inventory}' } });
     expect(exec.environment.HANGAR_CURRENT).toBe(inventory.triggers.inventory);
+  });
+
+  test('a payload over 32 KiB of JSON is deflated, so that a large stack\'s inventory fits in one environment variable', () => {
+    const big = synth((stack) => {
+      for (let i = 0; i < 1000; i++) new Box(stack, `B${i}`, { owner: 'acme', name: `box-${i}` });
+    });
+    const inventory = byPath(big, 'Hangar/Inventory').triggers.inventory as string;
+    // Linux refuses a variable over 128 KiB; plain base64url was about 110 KB here.
+    expect(inventory).toMatch(/^z\./);
+    expect(inventory.length).toBeLessThan(16 * 1024);
+    expect(decodeInventory(inventory).map((p) => p.key)).toEqual(Array.from({ length: 1000 }, (_, i) => `acme/box-${i}`));
+    // Small payloads stay plain base64url: the triggers of existing stacks do not change.
+    const small = byPath(synth((stack) => new Box(stack, 'A', { owner: 'acme', name: 'a' })), 'Hangar/Inventory').triggers.inventory as string;
+    expect(JSON.parse(Buffer.from(small, 'base64url').toString('utf8'))).toHaveLength(1);
+    // Damaged or oversized deflated payloads are refused with the usual message.
+    expect(() => decodeInventory('z.AAAA')).toThrow(/inventory is not base64url-encoded JSON/);
+    // 65 MiB of valid JSON (an empty list padded with spaces): over the 64 MiB a payload may inflate to.
+    const padded = Buffer.concat([Buffer.from('['), Buffer.alloc(65 * 1024 * 1024, 0x20), Buffer.from(']')]);
+    const bomb = `z.${deflateRawSync(padded).toString('base64url')}`;
+    expect(() => decodeInventory(bomb)).toThrow(/inventory is not base64url-encoded JSON/);
   });
 
   test('a description with ${...} is not read as a Terraform interpolation', () => {
