@@ -169,7 +169,9 @@ async function main(): Promise<void> {
     recordLoad(group('registry'), 'box read (anonymous, public box)', await run(`${registry}/api/v1/box/bench/one`), baseline, goal({ goalRatio: 0.5 }));
 
     const rss = rssMiB(server.process.pid!);
-    record({ group: group('server'), name: 'RSS after the rows above', figure: `${rss.toFixed(0)} MiB`, ...(workers === 1 ? { goal: '<= 200 MiB', met: rss <= 200 } : {}) });
+    // Informational: the goal of 200 MiB after ten minutes of mixed load is measured by `npm run soak`,
+    // not after the bursts above (tens of thousands of sessions created in seconds).
+    record({ group: group('server'), name: 'RSS after the rows above (the RSS goal is npm run soak\'s)', figure: `${rss.toFixed(0)} MiB` });
   } finally {
     await server.close();
   }

@@ -77,6 +77,7 @@ describeWithTerraform('batch mode (HangarProps.batch) with every service of exam
 
     const destroyed = ws.destroy();
     expect(processes(destroyed)).toBeLessThanOrEqual(2);
+    expect(destroyed).toContain('catalog.namespace team-web: deleted with the stack');
     expect(await live()).toEqual({ box: undefined, namespace: undefined, policy: undefined });
   });
 });

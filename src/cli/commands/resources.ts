@@ -73,7 +73,9 @@ export async function runPrune(options: ParsedOptions): Promise<number> {
   const previous = options.previous ? decodeInventory(options.previous as string, 'previous inventory') : [];
   const current = options.current ? decodeInventory(options.current as string, 'current inventory') : [];
   const gone = await prune(previous, current);
-  for (const p of gone) process.stdout.write(`${p.kind} ${p.key}: removed from the stack, deleted\n`);
+  // Without a current inventory, the whole stack is being destroyed (Hangar/Teardown).
+  const why = options.current === undefined ? 'deleted with the stack' : 'removed from the stack, deleted';
+  for (const p of gone) process.stdout.write(`${p.kind} ${p.key}: ${why}\n`);
   if (gone.length === 0) process.stdout.write('nothing to prune\n');
   return 0;
 }
