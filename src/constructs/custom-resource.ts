@@ -1,5 +1,5 @@
 import { Construct } from 'constructs';
-import { dependsOnLater, Hangar } from './hangar';
+import { appliedBy, dependsOnLater, Hangar } from './hangar';
 import { NullResource } from './null-binding';
 import { encodePayload } from '../reconcile/payload-format';
 
@@ -49,7 +49,7 @@ export class CustomResource extends Construct {
     } else {
       this.identity = new NullResource(this, 'Identity', {
         triggers: { kind, key, payload: encodePayload(identity) },
-        dependsOn: this.parents.map((d) => d.config),
+        dependsOn: this.parents.map((d) => appliedBy(d.config)),
         provisioners: [
           {
             type: 'local-exec',
@@ -70,7 +70,7 @@ export class CustomResource extends Construct {
    * declared later, or found by name): the Identity depends on their Configs.
    */
   public _after(produce: () => CustomResource[]): void {
-    if (this.later.length === 0 && !this.hangar._batch) dependsOnLater(this.identity, () => this.predecessors().map((r) => r.config));
+    if (this.later.length === 0 && !this.hangar._batch) dependsOnLater(this.identity, () => this.predecessors().map((r) => appliedBy(r.config)));
     this.later.push(produce);
   }
 

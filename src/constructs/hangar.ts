@@ -180,6 +180,7 @@ export class Hangar extends Construct {
     if (this._batch) {
       this.steps.push({ resource, payload, after });
       this.batchResource ??= this.createBatch();
+      batchOf.set(resource, this.batchResource);
     }
     return resource;
   }
@@ -205,7 +206,7 @@ export class Hangar extends Construct {
         },
       ],
     });
-    return new NullResource(this, 'Apply', {
+    const apply = new NullResource(this, 'Apply', {
       // A step's resource gets a new id whenever it is replaced (its object changed, or a release
       // re-runs for a replaced provider) or added; an object removed from the stack is the inventory's.
       triggers: { steps: Lazy.stringValue({ produce: () => this.steps.map((s) => s.resource.id).join(',') }) },
@@ -217,6 +218,9 @@ export class Hangar extends Construct {
         },
       ],
     });
+    // Objects of another Hangar construct of the stack that these follow (a rare mix): after them.
+    dependsOnLater(apply, () => [...new Set(this.steps.flatMap((s) => s.after()).map(appliedBy))].filter((r) => r !== apply));
+    return apply;
   }
 
   private createInventory(): NullResource {
@@ -238,6 +242,17 @@ export class Hangar extends Construct {
     dependsOnLater(inventory, () => [...this.managed, ...(this.batchResource ? [this.batchResource] : [])]);
     return inventory;
   }
+}
+
+/** The Hangar/Apply resource of each step of a batch. */
+const batchOf = new WeakMap<NullResource, NullResource>();
+
+/**
+ * The resource whose creation applies the object `resource` stands for: itself when it has its own
+ * provisioner, else its batch's Hangar/Apply.
+ */
+export function appliedBy(resource: NullResource): NullResource {
+  return batchOf.get(resource) ?? resource;
 }
 
 /**

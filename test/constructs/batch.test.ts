@@ -1,4 +1,4 @@
-import { AclPolicy, Box, BoxProvider, BoxVersion, Hangar, Namespace } from '../../src';
+import { AclPolicy, AclRole, Box, BoxProvider, BoxVersion, Hangar, Namespace } from '../../src';
 import { decodeInventory, decodePayload } from '../../src/reconcile/payload';
 import { ResourcePayload } from '../../src/reconcile/payload-format';
 import { byPath, idOf, Synth, synth } from '../helpers/synth';
@@ -83,6 +83,27 @@ describe('Hangar batch mode', () => {
     expect(steps(s)).toEqual(['catalog.namespace team-a', 'catalog.policy team-a/kv-app', 'catalog.namespace-defaults team-a']);
     // No Terraform dependency is needed between objects that run nothing.
     expect(byPath(s, 'Team/Defaults/Config').depends_on).toBeUndefined();
+  });
+
+  test('with two Hangar constructs in one stack, an object waits for the one that applies its parent', () => {
+    const rules = 'key_prefix "app/" { policy = "write" }';
+    // A namespace in a batch, its policy applied by a process of its own: the policy after the batch.
+    const first = synth((stack) => {
+      const batched = new Hangar(stack, 'Batched', { batch: true, dataDir: '/srv/hangar' });
+      const single = new Hangar(stack, 'Single', { dataDir: '/srv/hangar' });
+      const ns = new Namespace(stack, 'Team', { name: 'team-a', hangar: batched });
+      new AclPolicy(stack, 'Policy', { name: 'kv-app', rules, namespace: ns, hangar: single });
+    });
+    expect(byPath(first, 'Policy/Resource/Identity').depends_on).toEqual([`null_resource.${idOf(first, 'Batched/Apply')}`]);
+    expect(byPath(first, 'Batched/Apply').depends_on).toEqual([]);
+    // The other way round: a batch holding a role waits for the policy it names.
+    const second = synth((stack) => {
+      const batched = new Hangar(stack, 'Batched', { batch: true, dataDir: '/srv/hangar' });
+      const single = new Hangar(stack, 'Single', { dataDir: '/srv/hangar' });
+      const policy = new AclPolicy(stack, 'Policy', { name: 'kv-app', rules, hangar: single });
+      new AclRole(stack, 'Role', { name: 'app', policies: [policy], hangar: batched });
+    });
+    expect(byPath(second, 'Batched/Apply').depends_on).toEqual([`null_resource.${idOf(second, 'Policy/Resource/Config')}`]);
   });
 
   test('a long batch is split over several variables of at most 96 KiB, in order', () => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CI_JWT_PUBKEYS_ENV, ExampleStack } from '../../examples/typescript/main';
+import { AclPolicy, AclRole, Hangar, Namespace } from '../../src';
 import { CatalogClient } from '../../src/client/catalog';
 import { openTransport } from '../../src/client/open';
 import { RegistryClient } from '../../src/client/registry';
@@ -79,5 +80,28 @@ describeWithTerraform('batch mode (HangarProps.batch) with every service of exam
     expect(processes(destroyed)).toBeLessThanOrEqual(2);
     expect(destroyed).toContain('catalog.namespace team-web: deleted with the stack');
     expect(await live()).toEqual({ box: undefined, namespace: undefined, policy: undefined });
+  });
+
+  test('two Hangar constructs, one in batch mode: each object is applied after its parent, whichever construct applies it', async () => {
+    const data = tempDir();
+    const ws = new TerraformWorkspace(tf!, {});
+    ws.synth((stack) => {
+      const batched = new Hangar(stack, 'Batched', { batch: true, dataDir: data });
+      const single = new Hangar(stack, 'Single', { dataDir: data });
+      const ns = new Namespace(stack, 'Team', { name: 'team-a', hangar: batched });
+      new AclPolicy(stack, 'Policy', { name: 'kv-app', rules: 'key_prefix "app/" { policy = "write" }', namespace: ns, hangar: single });
+      const shared = new AclPolicy(stack, 'Shared', { name: 'shared', rules: 'node_prefix "" { policy = "read" }', hangar: single });
+      new AclRole(stack, 'Role', { name: 'reader', policies: [shared], hangar: batched });
+    });
+    ws.deploy();
+    const transport = await openTransport({ dataDir: data });
+    try {
+      const catalog = new CatalogClient(transport);
+      expect(await catalog.getNamespace('team-a')).toBeDefined();
+      expect(hangar(['diff', ws.dir])).toMatchObject({ code: 0, stdout: expect.stringContaining('catalog.role default/reader: in sync') });
+    } finally {
+      await transport.close();
+    }
+    ws.destroy();
   });
 });
