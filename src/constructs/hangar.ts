@@ -97,7 +97,6 @@ export class Hangar extends Construct {
   private readonly declared = Lazy.stringValue({ produce: () => encodePayload(this.entries) });
   private readonly managed: NullResource[] = [];
   private readonly steps: ApplyStep[] = [];
-  private inventory?: NullResource;
   private batchResource?: NullResource;
 
   constructor(scope: Construct, id: string, props: HangarProps = {}) {
@@ -133,6 +132,9 @@ export class Hangar extends Construct {
       type: AssetType.FILE,
       assetHash: 'hangar-cli',
     });
+    // From the start, even with no object yet: a stack whose last object is removed must still have
+    // an inventory, whose replacement deletes what the stack held.
+    this.createInventory();
   }
 
   /** @internal the shell command that runs a CLI subcommand */
@@ -189,7 +191,6 @@ export class Hangar extends Construct {
   public _register(kind: string, key: string, dependable: NullResource): void {
     this.entries.push(this._payload(kind, key));
     this.managed.push(dependable);
-    this.inventory ??= this.createInventory();
   }
 
 
@@ -223,7 +224,7 @@ export class Hangar extends Construct {
     return apply;
   }
 
-  private createInventory(): NullResource {
+  private createInventory(): void {
     const current = this.declared;
     // When the list changes Terraform replaces this resource; the destroy provisioner of the old
     // instance sees the old list (self.triggers) and the new one (this configuration) and deletes
@@ -240,7 +241,6 @@ export class Hangar extends Construct {
       ],
     });
     dependsOnLater(inventory, () => [...this.managed, ...(this.batchResource ? [this.batchResource] : [])]);
-    return inventory;
   }
 }
 

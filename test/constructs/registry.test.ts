@@ -42,6 +42,11 @@ describe('Box construct', () => {
     expect(exec.environment.HANGAR_CURRENT).toBe(inventory.triggers.inventory);
   });
 
+  test('a declared Hangar has an inventory before any object, so that removing the last one deletes it', () => {
+    const s = synth((stack) => new Hangar(stack, 'Hangar', { dataDir: '/srv/hangar' }));
+    expect(decodeInventory(byPath(s, 'Hangar/Inventory').triggers.inventory)).toEqual([]);
+  });
+
   test('a payload over 32 KiB of JSON is deflated, so that a large stack\'s inventory fits in one environment variable', () => {
     const big = synth((stack) => {
       for (let i = 0; i < 1000; i++) new Box(stack, `B${i}`, { owner: 'acme', name: `box-${i}` });

@@ -233,6 +233,22 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
   test.each([
     ['one process per object', false],
     ['batch', true],
+  ])('removing the last objects of a stack that declares its Hangar deletes them (%s)', async (_, batch) => {
+    const { data, registry } = embeddedAcme();
+    const ws = new TerraformWorkspace(tf!, {});
+    const props = { dataDir: data, batch };
+    declare(ws, props, { web: 'one', db: true });
+    ws.deploy();
+    expect(await registry((c) => c.getBox('acme', 'db'))).toBeDefined();
+    ws.synthStack((app) => new ExampleStack(app, 'stack', { ...props, withRegistry: false, withCatalog: false, withSecrets: false }));
+    expect(ws.deploy()).toMatch(/registry\.box acme\/db: removed from the stack, deleted/);
+    expect(await registry((c) => c.getBox('acme', 'web'))).toBeUndefined();
+    expect(await registry((c) => c.getBox('acme', 'db'))).toBeUndefined();
+  });
+
+  test.each([
+    ['one process per object', false],
+    ['batch', true],
   ])('a deploy that fails half-way (server down) converges on the next one, with nothing duplicated (%s)', async (_, batch) => {
     const data = tempDir();
     const port = await freePort();
