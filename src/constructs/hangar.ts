@@ -182,7 +182,7 @@ export class Hangar extends Construct {
     if (this._batch) {
       this.steps.push({ resource, payload, after });
       this.batchResource ??= this.createBatch();
-      batchOf.set(resource, this.batchResource);
+      applyingBatch.set(resource, this.batchResource);
     }
     return resource;
   }
@@ -245,14 +245,14 @@ export class Hangar extends Construct {
 }
 
 /** The Hangar/Apply resource of each step of a batch. */
-const batchOf = new WeakMap<NullResource, NullResource>();
+const applyingBatch = new WeakMap<NullResource, NullResource>();
 
 /**
  * The resource whose creation applies the object `resource` stands for: itself when it has its own
  * provisioner, else its batch's Hangar/Apply.
  */
 export function appliedBy(resource: NullResource): NullResource {
-  return batchOf.get(resource) ?? resource;
+  return applyingBatch.get(resource) ?? resource;
 }
 
 /**

@@ -9,14 +9,11 @@ import { SecretsClient } from '../../src/client/secrets';
 import { newKey } from '../engine/secrets/jwt-helpers';
 import { hangar } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
-import { terraformEnv, TerraformWorkspace } from '../helpers/terraform';
+import { provisionerRuns, terraformEnv, TerraformWorkspace } from '../helpers/terraform';
 
 const tf = terraformEnv();
 const describeWithTerraform = tf ? describe : describe.skip;
 if (!tf) process.stderr.write('terraform/tofu and the null provider are not available: batch e2e tests skipped\n');
-
-/** The lines of the create provisioners Terraform ran. */
-const processes = (output: string) => output.match(/\(local-exec\): Executing:/g)?.length ?? 0;
 
 describeWithTerraform('batch mode (HangarProps.batch) with every service of examples/typescript', () => {
   jest.setTimeout(300_000);
@@ -44,7 +41,7 @@ describeWithTerraform('batch mode (HangarProps.batch) with every service of exam
 
     declare(true);
     const deployed = ws.deploy();
-    expect(processes(deployed)).toBe(1);
+    expect(provisionerRuns(deployed)).toBe(1);
     const outcomes = [...deployed.matchAll(/\(local-exec\): ([a-z.-]+) (\S+): (created|updated|unchanged)/g)].map((m) => `${m[1]} ${m[2]}`);
     expect(outcomes).toEqual(expect.arrayContaining(['registry.box acme/web', 'catalog.binding-rule team-web/ci/deploys', 'secrets.jwt-role jwt-ci/deploy']));
     // Parents first, whatever the order of declaration.
@@ -77,7 +74,7 @@ describeWithTerraform('batch mode (HangarProps.batch) with every service of exam
     }
 
     const destroyed = ws.destroy();
-    expect(processes(destroyed)).toBeLessThanOrEqual(2);
+    expect(provisionerRuns(destroyed)).toBeLessThanOrEqual(2);
     expect(destroyed).toContain('catalog.namespace team-web: deleted with the stack');
     expect(await live()).toEqual({ box: undefined, namespace: undefined, policy: undefined });
   });

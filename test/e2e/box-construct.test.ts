@@ -9,7 +9,7 @@ import { RegistryClient } from '../../src/client/registry';
 import { makeBoxFile } from '../helpers/box-file';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
 import { tempDir } from '../helpers/storage';
-import { terraformEnv, TerraformWorkspace } from '../helpers/terraform';
+import { APPLY_MODES, provisionerRuns, terraformEnv, TerraformWorkspace } from '../helpers/terraform';
 import { freePort } from '../setup/postgres';
 
 const tf = terraformEnv();
@@ -218,22 +218,18 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
     await lifeCycle(ws, props, registry);
 
     // One process applies the stack, parents first; one deletes it.
-    const processes = (output: string) => output.match(/\(local-exec\): Executing:/g)?.length ?? 0;
     declare(ws, props, { web: 'one', db: true, version: true });
     const deployed = ws.deploy();
-    expect(processes(deployed)).toBe(1);
+    expect(provisionerRuns(deployed)).toBe(1);
     expect(deployed).toMatch(/registry\.box acme\/web: created[\s\S]*registry\.box-version acme\/web\/1\.0\.0: created[\s\S]*registry\.box-provider acme\/web\/1\.0\.0\/virtualbox: created[\s\S]*registry\.box-version acme\/web\/1\.0\.0: updated/);
     expect(await registry((c) => c.getVersion('acme', 'web', '1.0.0'))).toMatchObject({ status: 'active' });
     const destroyed = ws.destroy();
-    expect(processes(destroyed)).toBeLessThanOrEqual(2);
+    expect(provisionerRuns(destroyed)).toBeLessThanOrEqual(2);
     expect(await registry((c) => c.getBox('acme', 'web'))).toBeUndefined();
     expect(await registry((c) => c.getBox('acme', 'db'))).toBeUndefined();
   });
 
-  test.each([
-    ['one process per object', false],
-    ['batch', true],
-  ])('removing the last objects of a stack that declares its Hangar deletes them (%s)', async (_, batch) => {
+  test.each(APPLY_MODES)('removing the last objects of a stack that declares its Hangar deletes them (%s)', async (_, batch) => {
     const { data, registry } = embeddedAcme();
     const ws = new TerraformWorkspace(tf!, {});
     const props = { dataDir: data, batch };
@@ -246,10 +242,7 @@ describeWithTerraform('Box construct deployed by Terraform', () => {
     expect(await registry((c) => c.getBox('acme', 'db'))).toBeUndefined();
   });
 
-  test.each([
-    ['one process per object', false],
-    ['batch', true],
-  ])('a deploy that fails half-way (server down) converges on the next one, with nothing duplicated (%s)', async (_, batch) => {
+  test.each(APPLY_MODES)('a deploy that fails half-way (server down) converges on the next one, with nothing duplicated (%s)', async (_, batch) => {
     const data = tempDir();
     const port = await freePort();
     const args = ['--data', data, '--registry-addr', `127.0.0.1:${port}`];

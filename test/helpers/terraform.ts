@@ -32,6 +32,17 @@ export function terraformEnv(): Record<string, string> | undefined {
  * A Terraform working directory fed by successive syntheses of one stack, as a pipeline would
  * run `cdktf deploy` after each change of the app.
  */
+/** How many provisioners (processes) a Terraform run's output says it started. */
+export function provisionerRuns(output: string): number {
+  return output.match(/\(local-exec\): Executing:/g)?.length ?? 0;
+}
+
+/** The two ways a stack's objects are applied (HangarProps.batch), for `test.each`. */
+export const APPLY_MODES = [
+  ['one process per object', false],
+  ['batch', true],
+] as const;
+
 export class TerraformWorkspace {
   readonly dir = tempDir('hangar-tf-');
   private initialised = false;
