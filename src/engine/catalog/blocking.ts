@@ -19,11 +19,102 @@ const comparable = (result: QueryResult): string => JSON.stringify([result.statu
 
 type Compute = (db: Db) => Promise<QueryResult>;
 
-interface Waiter {
-  readonly seen: string;
-  /** Answers the waiter: with a changed result, with what the group read last (the client went away), or with a fresh read (time out). */
-  readonly done: (snapshot?: Snapshot) => void;
+/** What a waiting client is known by: the request's socket, which emits 'close' when it goes away. */
+export type WaitingClient = Pick<NodeJS.EventEmitter, 'on' | 'removeListener'>;
+
+/** The waiters of one client (a socket carries one request at a time, or a few pipelined). */
+const WAITERS = Symbol('hangar.blockingWaiters');
+type Client = WaitingClient & { [WAITERS]?: Waiter };
+
+/** A client gone gets the group's last result: nobody reads it, and the waiter is freed. */
+function onClientClose(this: Client): void {
+  for (let waiter = this[WAITERS]; waiter; ) {
+    const next = waiter.nextOfClient;
+    waiter.done(waiter.group.last);
+    waiter = next;
+  }
 }
+
+function onWaitTimeout(waiter: Waiter): void {
+  waiter.done();
+}
+
+/**
+ * One waiting request. Ten thousand watchers of a key cost ten thousand of these, so it is one
+ * object whose methods are shared, not a set of closures. It keeps its group, the comparable form of
+ * its first result (its group's string while they agree), how to answer, its timer and its client;
+ * not the request's transaction, context or input.
+ */
+class Waiter {
+  private readonly timer: NodeJS.Timeout;
+  private finished = false;
+  /** The next waiter of the same client. */
+  nextOfClient?: Waiter;
+
+  constructor(
+    private readonly owner: BlockingQueries,
+    readonly group: Group,
+    readonly seen: string,
+    waitMs: number,
+    private readonly client: Client | undefined,
+    private readonly answer: Answer,
+  ) {
+    // Consul adds up to wait/16 so that many clients do not all come back at the same moment; in
+    // 64 steps, since Node keeps a list of timers for each distinct duration.
+    this.timer = setTimeout(onWaitTimeout, waitMs + Math.floor((Math.floor(Math.random() * 64) / 64) * (waitMs / 16)), this);
+    if (client) {
+      this.nextOfClient = client[WAITERS];
+      if (!this.nextOfClient) client.on('close', onClientClose);
+      client[WAITERS] = this;
+    }
+    group.waiters.add(this);
+  }
+
+  /** Answers the waiter: with a changed result, with what the group read last (the client went away), or with a fresh read (time out). */
+  done(snapshot?: Snapshot): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearTimeout(this.timer);
+    this.forgetClient();
+    this.owner.leave(this.group, this);
+    if (snapshot) this.answer.send(snapshot);
+    else this.group.compute().then((fresh) => this.answer.send(fresh), (err: unknown) => this.answer.fail(err));
+  }
+
+  private forgetClient(): void {
+    const client = this.client;
+    if (!client) return;
+    if (client[WAITERS] === this) {
+      client[WAITERS] = this.nextOfClient;
+    } else {
+      let before = client[WAITERS];
+      while (before && before.nextOfClient !== this) before = before.nextOfClient;
+      if (before) before.nextOfClient = this.nextOfClient;
+    }
+    this.nextOfClient = undefined;
+    if (!client[WAITERS]) client.removeListener('close', onClientClose);
+  }
+}
+
+/** How a waiter answers its request; the render function and headers are shared by all requests of a kind. */
+class Answer {
+  constructor(
+    private readonly resolve: (reply: Reply) => void,
+    readonly fail: (err: unknown) => void,
+    private readonly render: (reply: Reply) => Reply,
+    private readonly headers: Readonly<Record<string, string>> | undefined,
+  ) {}
+
+  send(snapshot: Snapshot): void {
+    try {
+      this.resolve(this.render(reply(snapshot, this.headers)));
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+}
+
+const unchanged = (r: Reply): Reply => r;
 
 /**
  * Waiters of one query (same endpoint, input and caller): they share one recomputation per change,
@@ -166,55 +257,34 @@ export class BlockingQueries {
     minIndex: number;
     waitMs: number;
     compute: Compute;
-    /** Calls back when the client went away; returns how to stop listening. */
-    onClientGone?: (callback: () => void) => () => void;
-    headers?: Record<string, string>;
+    /** The client's socket: a client gone stops waiting. */
+    client?: WaitingClient;
+    /** Headers of every answer (one object for all requests of a kind: a waiter keeps it). */
+    headers?: Readonly<Record<string, string>>;
     /** Turns the answer into the reply sent (the KV store's raw values). */
     render?: (reply: Reply) => Reply;
   }): Promise<Reply | AfterCommit> {
-    const { tables, waitMs, compute, onClientGone, headers } = options;
-    const render = options.render ?? ((r: Reply) => r);
+    const { tables, waitMs, compute, client, headers } = options;
+    const render = options.render ?? unchanged;
     // Taken before the first read: a write announced after it makes the waiters look again.
     const epoch = this.epoch;
     const first = await snapshotIn(options.db, tables, compute);
     if (options.minIndex === 0 || first.index > options.minIndex || this.closing) return render(reply(first, headers));
-    // What the wait keeps is named here, not `options`: a waiter holds neither the request's
-    // transaction nor its context, and of its first result only the comparable form. The waiter
-    // joins its group once the transaction committed (AfterCommit), as a failed one never waits.
+    // What the wait keeps is named here, not `options`, and nothing of this scope outlives the
+    // AfterCommit: the waiter holds neither the request's transaction nor its context, and of its
+    // first result only the comparable form. It joins its group once the transaction committed, as
+    // a failed one never waits.
     const key = options.key();
     let pending: Snapshot | undefined = first;
     return new AfterCommit(() => {
       const start = pending!;
       pending = undefined;
-      return this.wait(this.join(key, tables, () => this.snapshot(tables, compute), start), start, waitMs, epoch, onClientGone)
-        .then((snapshot) => render(reply(snapshot, headers)));
-    });
-  }
-
-  private wait(group: Group, first: Snapshot, waitMs: number, epoch: number, onClientGone?: (callback: () => void) => () => void): Promise<Snapshot> {
-    const seen = group.seenOf(first);
-    return new Promise<Snapshot>((resolve, reject) => {
-      // Consul adds up to wait/16 so that many clients do not all come back at the same moment; in
-      // 64 steps, since Node keeps a list of timers for each distinct duration.
-      const timer = setTimeout(() => waiter.done(), waitMs + Math.floor((Math.floor(Math.random() * 64) / 64) * (waitMs / 16)));
-      // A client gone gets the group's last result: nobody reads it.
-      const stopListening = onClientGone?.(() => waiter.done(group.last));
-      let finished = false;
-      const waiter: Waiter = {
-        seen,
-        done: (snapshot) => {
-          if (finished) return;
-          finished = true;
-          clearTimeout(timer);
-          stopListening?.();
-          this.leave(group, waiter);
-          if (snapshot) resolve(snapshot);
-          else group.compute().then(resolve, reject);
-        },
-      };
-      group.waiters.add(waiter);
-      // A write that committed while the first snapshot was taken would otherwise go unnoticed.
-      if (this.epoch !== epoch) group.refresh();
+      const group = this.join(key, tables, compute, start);
+      return new Promise<Reply>((resolve, reject) => {
+        new Waiter(this, group, group.seenOf(start), waitMs, client as Client | undefined, new Answer(resolve, reject, render, headers));
+        // A write that committed while the first snapshot was taken would otherwise go unnoticed.
+        if (this.epoch !== epoch) group.refresh();
+      });
     });
   }
 
@@ -231,10 +301,11 @@ export class BlockingQueries {
     return this.engine.storage.tx((db) => snapshotIn(db, tables, compute), { readOnly: true });
   }
 
-  private join(key: string, tables: readonly Table[], compute: () => Promise<Snapshot>, first: Snapshot): Group {
+  /** The group of `key`, made for its first waiter (whose `compute` it keeps, in a scope of its own). */
+  private join(key: string, tables: readonly Table[], compute: Compute, first: Snapshot): Group {
     let group = this.groups.get(key);
     if (!group) {
-      group = new Group(key, tables, compute, (err) => this.engine.logger.error({ err }, 'blocking query refresh failed'), first);
+      group = new Group(key, tables, () => this.snapshot(tables, compute), (err) => this.engine.logger.error({ err }, 'blocking query refresh failed'), first);
       this.groups.set(key, group);
       for (const table of tables) {
         let set = this.byTable.get(table);
@@ -246,7 +317,8 @@ export class BlockingQueries {
     return group;
   }
 
-  private leave(group: Group, waiter: Waiter): void {
+  /** A waiter answered: out of its group, and the group out of the index once empty. */
+  leave(group: Group, waiter: Waiter): void {
     group.waiters.delete(waiter);
     if (group.waiters.size > 0 || this.groups.get(group.key) !== group) return;
     this.groups.delete(group.key);
@@ -312,7 +384,7 @@ export function indexHeaders(index: number): Record<string, string> {
   return { 'x-catalog-index': value, 'x-consul-index': value, 'x-consul-knownleader': 'true', 'x-consul-lastcontact': '0' };
 }
 
-function reply(snapshot: Snapshot, headers: Record<string, string> = {}): Reply {
+function reply(snapshot: Snapshot, headers: Readonly<Record<string, string>> = {}): Reply {
   const type: Record<string, string> = snapshot.status >= 400 ? { 'content-type': 'text/plain; charset=utf-8' } : {};
   return new Reply(snapshot.status, snapshot.body, { ...headers, ...type, ...indexHeaders(snapshot.index) });
 }

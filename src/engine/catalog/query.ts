@@ -9,6 +9,13 @@ import type { Db } from '../storage';
 import { runtimeOf } from './runtime';
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
+
+/** The consistency header of each mode: one object per mode, shared by the waiting requests that keep it. */
+const CONSISTENCY = {
+  stale: Object.freeze({ 'x-consul-effective-consistency': 'stale' }),
+  consistent: Object.freeze({ 'x-consul-effective-consistency': 'consistent' }),
+  leader: Object.freeze({ 'x-consul-effective-consistency': 'leader' }),
+};
 const MAX_WAIT_MS = 10 * 60_000;
 
 /**
@@ -30,7 +37,6 @@ export function blockingQuery(
     waitMs = Math.min(MAX_WAIT_MS, Math.max(1, Math.round(ns / 1e6)));
   }
   const req = ctx.request;
-  const socket = req.raw.socket as Socket | null | undefined;
   return runtimeOf(ctx.engine).blocking.run({
     db: ctx.db,
     key: () => {
@@ -42,13 +48,8 @@ export function blockingQuery(
     waitMs,
     compute,
     render,
-    headers: { 'x-consul-effective-consistency': query.stale !== undefined ? 'stale' : query.consistent !== undefined ? 'consistent' : 'leader' },
-    onClientGone: socket
-      ? (callback) => {
-        socket.once('close', callback);
-        return () => socket.removeListener('close', callback);
-      }
-      : undefined,
+    headers: CONSISTENCY[query.stale !== undefined ? 'stale' : query.consistent !== undefined ? 'consistent' : 'leader'],
+    client: (req.raw.socket as Socket | null) ?? undefined,
   });
 }
 

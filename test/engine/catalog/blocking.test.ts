@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { CatalogServer, startCatalogServer } from './helpers';
 import { Writes } from '../../../src/engine/catalog/index-state';
 import { getKv, putKv } from '../../../src/engine/catalog/kv';
@@ -97,57 +98,94 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     expect((await blockedPolicies).body.map((p: any) => p.Name)).toContain('wakes-waiters');
   });
 
-  test('a waiter keeps neither its transaction nor its first result; a client gone stops waiting', async () => {
+  test('a waiter keeps neither its transaction, its context nor its first result; a client gone stops waiting', async () => {
     const blocking = runtimeOf(s.engine).blocking;
     await put('held', 'one');
     const current = index(await s.root('GET', '/v1/kv/held'));
-    /** One waiter of a shared query, straight through BlockingQueries, with weak references to what it must not keep. */
+    /**
+     * One waiter of a shared query, straight through BlockingQueries, with weak references to what it
+     * must not keep. It returns no closure, so that nothing of its own scope stays reachable.
+     */
     const wait = async () => {
-      let body: WeakRef<object> | undefined;
-      let gone: (() => void) | undefined;
+      const seen: { body?: WeakRef<object> } = {};
+      const client = new EventEmitter();
+      const context = { request: 'the request\'s context' };
+      const compute = async (d: Db) => {
+        const value = { value: (await getKv(d, 'default', 'held'))?.value };
+        seen.body ??= new WeakRef(value);
+        return { status: 200, body: value };
+      };
       const next = await s.engine.storage.tx(async (db) => {
         const handle: Db = { all: (sql, p) => db.all(sql, p), get: (sql, p) => db.get(sql, p), run: (sql, p) => db.run(sql, p) };
         const result = await blocking.run({
           db: handle,
-          key: () => 'held-query',
+          key: () => (context.request ? 'held-query' : ''),
           tables: ['kvs'],
           minIndex: current,
           waitMs: 60_000,
-          compute: async (d) => {
-            const value = { value: (await getKv(d, 'default', 'held'))?.value };
-            body ??= new WeakRef(value);
-            return { status: 200, body: value };
-          },
-          onClientGone: (callback) => {
-            gone = callback;
-            return () => (gone = undefined);
-          },
+          compute,
+          client,
         });
         return { result, db: new WeakRef(handle) };
       });
       expect(next.result).toBeInstanceOf(AfterCommit);
       const answer = (next.result as AfterCommit).next();
-      return { answer, db: next.db, body: () => body, leave: () => gone?.() };
+      return { answer, db: next.db, seen, context: new WeakRef(context), compute: new WeakRef(compute), client };
     };
     const before = waiting();
     const a = await wait();
     const b = await wait();
     expect(waiting()).toBe(before + 2);
-    // The group keeps one result for all its waiters (the first's); the second's and both transactions are garbage.
+    expect([a.client.listenerCount('close'), b.client.listenerCount('close')]).toEqual([1, 1]);
+    // The group keeps one result and one query for all its waiters (the first's, with what it
+    // closes over); the second's, its request's context and both transactions are garbage.
     for (let i = 0; i < 3; i++) {
       v8Collector()!({ type: 'major' });
       await new Promise((r) => setImmediate(r));
     }
     expect(a.db.deref()).toBeUndefined();
     expect(b.db.deref()).toBeUndefined();
-    expect(b.body()?.deref()).toBeUndefined();
+    expect(b.seen.body?.deref()).toBeUndefined();
+    expect(b.compute.deref()).toBeUndefined();
+    expect(a.compute.deref()).toBeDefined();
+    expect(b.context.deref()).toBeUndefined();
 
-    b.leave();
+    b.client.emit('close');
     expect(waiting()).toBe(before + 1);
+    expect(b.client.listenerCount('close')).toBe(0);
     await b.answer;
     await put('held', 'two');
     expect(((await a.answer) as any).body).toEqual({ value: Buffer.from('two').toString('base64') });
     expect(waiting()).toBe(before);
+    expect(a.client.listenerCount('close')).toBe(0);
+  });
+
+  test('two waiting requests of one client (pipelined) are both answered when it goes away', async () => {
+    const blocking = runtimeOf(s.engine).blocking;
+    await put('piped', 'one');
+    const current = index(await s.root('GET', '/v1/kv/piped'));
+    const client = new EventEmitter();
+    const park = async (key: string) => {
+      const next = await s.engine.storage.tx((db) => blocking.run({
+        db,
+        key: () => key,
+        tables: ['kvs'],
+        minIndex: current,
+        waitMs: 60_000,
+        compute: async (d) => ({ status: 200, body: (await getKv(d, 'default', 'piped'))?.value }),
+        client,
+      }));
+      return (next as AfterCommit).next();
+    };
+    const before = waiting();
+    const first = park('piped-a');
+    const second = park('piped-b');
+    while (waiting() < before + 2) await new Promise((r) => setImmediate(r));
+    expect(client.listenerCount('close')).toBe(1);
+    client.emit('close');
+    expect(waiting()).toBe(before);
+    expect(client.listenerCount('close')).toBe(0);
+    expect([((await first) as any).status, ((await second) as any).status]).toEqual([200, 200]);
   });
 
   test('bad parameters: wait, index, stale with consistent', async () => {
