@@ -170,7 +170,7 @@ soak.spawn(bundle);
 soak.exec('ts-node --transpile-only bench/soak.ts', { receiveArgs: true });
 
 // `npm run bench`: every row of the performance goals (issue 19) against the freshly bundled CLI,
-// each with its baseline from the same run; writes bench/results.md (about 8 minutes on 2 cores).
+// each with its baseline from the same run; writes bench/results.md (under 10 minutes on 2 cores).
 const bench = project.addTask('bench', { description: 'All benchmarks of the performance goals; writes bench/results.md' });
 bench.spawn(bundle);
 bench.exec('ts-node --transpile-only bench/run-all.ts', { receiveArgs: true });

@@ -100,19 +100,26 @@ export type Runner = (url: string, target?: Omit<LoadTarget, 'url'>, bounded?: L
  * Seconds of a row's own load, not measured, before its timed load. V8 optimizes a route's code per
  * thread as it runs: with 300 requests of warm-up, as before, the first 5 s of KV PUT at two workers
  * cost 76 µs of CPU per request and the next ones 57–62 µs (one worker: 55 µs, then 44–47 µs), so
- * the figure depended on how much of it was warm-up. The public services, compiled ahead of time,
- * get the same warm-up: it changes nothing for them.
+ * the figure depended on how much of it was warm-up. Two seconds are 40,000 requests or more of a
+ * row at the rates measured since (three before 27 Nov 2026, when `npm run bench` had outgrown its
+ * ten minutes).
  */
-export const WARM_UP_SECONDS = 3;
+export const WARM_UP_SECONDS = 2;
 
 /**
- * The runner of the server with process `pid`: each row first runs its own load for
- * WARM_UP_SECONDS, not measured, then `load`; a bounded series (`amount`) runs as given.
+ * The public services' warm-up: none. Their servers are compiled ahead of time, so a warm-up changes
+ * nothing for them (measured with three seconds of it until 27 Nov 2026).
  */
-export function runnerFor(pid: number, load: LoadOptions): Runner {
+export const PUBLIC_SERVICE_WARM_UP_SECONDS = 0;
+
+/**
+ * The runner of the server with process `pid`: each row first runs its own load for `warmUpSeconds`,
+ * not measured, then `load`; a bounded series (`amount`) runs as given.
+ */
+export function runnerFor(pid: number, load: LoadOptions, warmUpSeconds = WARM_UP_SECONDS): Runner {
   return async (url, target = {}, bounded) => {
     if (bounded) return autocannon({ url, ...target }, bounded, pid);
-    await autocannon({ url, ...target }, { connections: load.connections, seconds: WARM_UP_SECONDS });
+    if (warmUpSeconds > 0) await autocannon({ url, ...target }, { connections: load.connections, seconds: warmUpSeconds });
     return autocannon({ url, ...target }, load, pid);
   };
 }

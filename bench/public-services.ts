@@ -1,7 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { LoadOptions, LoadResult, Measured, record, reqs, Runner, runnerFor } from './autocannon';
+import { LoadOptions, LoadResult, Measured, PUBLIC_SERVICE_WARM_UP_SECONDS, record, reqs, Runner, runnerFor } from './autocannon';
 import { until } from '../test/helpers/until';
 import { freePort } from '../test/setup/postgres';
 
@@ -129,7 +129,7 @@ export async function compareWith(
   measure: (url: string, run: Runner) => Promise<Measured[]>,
 ): Promise<void> {
   try {
-    const theirs = await measure(service.url, runnerFor(service.pid, load));
+    const theirs = await measure(service.url, runnerFor(service.pid, load, PUBLIC_SERVICE_WARM_UP_SECONDS));
     theirs.forEach((row, i) => recordVersus(group, row.name, ours[i].result, service, row.result));
   } finally {
     await service.stop();

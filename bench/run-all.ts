@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: every benchmark of the goals table, one after the other (each starts its own
  * servers and load generator), then bench/results.md with each row's command, figure, baseline,
- * ratio and goal, and the machine's facts. Bounded: about 8 to 10 minutes on 2 cores.
+ * ratio and goal, and the machine's facts, with each step's time. Under 10 minutes on an idle 2-core machine.
  *
  *   npx ts-node --transpile-only bench/run-all.ts [--only NAME]
  */
@@ -15,15 +15,15 @@ import { makeRunTmp } from '../test/setup/run-tmp';
 const STEPS: readonly (readonly string[])[] = [
   ['bench/api-load.ts', '--skip-public-services'],
   ['bench/api-load.ts', '--workers', '2'],
-  ['bench/api-load.ts', '--storage', 'postgres', '--seconds', '3'],
+  ['bench/api-load.ts', '--storage', 'postgres', '--seconds', '2'],
   ['bench/registry-search.ts'],
   ['bench/catalog-blocking.ts'],
-  ['bench/cli-startup.ts', '--runs', '10'],
+  ['bench/cli-startup.ts', '--runs', '5'],
   ['bench/registry-transfer.ts'],
   ['bench/secrets-kv.ts'],
-  ['bench/secrets-pki.ts', '--seconds', '3'],
-  ['bench/secrets-database.ts', '--runs', '3', '--seconds', '4'],
-  ['bench/secrets-database.ts', '--runs', '3', '--seconds', '4', '--database-core', '0'],
+  ['bench/secrets-pki.ts', '--seconds', '2'],
+  ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4'],
+  ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4', '--database-core', '0'],
 ];
 
 const cell = (v: string | undefined) => (v ?? '').replace(/\|/g, '\\|');
@@ -44,9 +44,11 @@ function main(): number {
   writeFileSync(file, '');
   const started = Date.now();
   const failed: string[] = [];
+  const durations: string[] = [];
   for (const step of STEPS) {
     if (values.only && !step[0].includes(values.only)) continue;
     console.log(`\n== ${step.join(' ')}`);
+    const stepStarted = Date.now();
     const res = spawnSync(process.execPath, ['-r', 'ts-node/register/transpile-only', ...step], {
       stdio: 'inherit',
       env: { ...process.env, HANGAR_BENCH_RESULTS: file, TS_NODE_TRANSPILE_ONLY: 'true', TMPDIR: runTmp },
@@ -54,6 +56,9 @@ function main(): number {
       timeout: 10 * 60_000,
     });
     if (res.status !== 0) failed.push(step.join(' '));
+    const seconds = Math.round((Date.now() - stepStarted) / 1000);
+    console.log(`== ${step[0]}: ${seconds} s`);
+    durations.push(`\`${step.join(' ')}\` ${seconds} s`);
   }
   const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Row);
   rmSync(runTmp, { recursive: true, force: true });
@@ -66,6 +71,7 @@ function main(): number {
     'CPU ratio = the baseline server\'s CPU time per request ÷ Hangar\'s: the req/s ratio that CPU cost alone allows, steadier than req/s on a busy machine.',
     'The machine may be shared: compare ratios, not absolute figures, between runs.',
     ...sideBySide(),
+    `Steps: ${durations.join(', ')}.`,
     ...(failed.length ? ['', `**Failed steps:** ${failed.map((f) => `\`${f}\``).join(', ')}`] : []),
     '',
     '| row | figure | baseline | ratio | CPU ratio | goal | met? | command |',
