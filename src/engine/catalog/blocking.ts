@@ -19,8 +19,11 @@ const comparable = (result: QueryResult): string => JSON.stringify([result.statu
 
 type Compute = (db: Db) => Promise<QueryResult>;
 
-/** What a waiting client is known by: the request's socket, which emits 'close' when it goes away. */
-export type WaitingClient = Pick<NodeJS.EventEmitter, 'on' | 'removeListener'>;
+/**
+ * What a waiting client is known by: the request's socket, which emits 'close' when it goes away
+ * (`destroyed` once it has: a client may leave before its request starts waiting).
+ */
+export type WaitingClient = Pick<NodeJS.EventEmitter, 'on' | 'removeListener'> & { readonly destroyed?: boolean };
 
 /** The waiters of one client (a socket carries one request at a time, or a few pipelined). */
 const WAITERS = Symbol('hangar.blockingWaiters');
@@ -68,6 +71,8 @@ class Waiter {
       client[WAITERS] = this;
     }
     group.waiters.add(this);
+    // Gone already (between the first read and the commit): its 'close' has been emitted.
+    if (client?.destroyed) this.done(group.last);
   }
 
   /** Answers the waiter: with a changed result, with what the group read last (the client went away), or with a fresh read (time out). */

@@ -160,6 +160,26 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     expect(a.client.listenerCount('close')).toBe(0);
   });
 
+  test('a client gone before its request began to wait is answered at once, not kept until the wait ends', async () => {
+    const blocking = runtimeOf(s.engine).blocking;
+    await put('left', 'one');
+    const current = index(await s.root('GET', '/v1/kv/left'));
+    const client = Object.assign(new EventEmitter(), { destroyed: true });
+    const before = waiting();
+    const next = await s.engine.storage.tx((db) => blocking.run({
+      db,
+      key: () => 'left-query',
+      tables: ['kvs'],
+      minIndex: current,
+      waitMs: 600_000,
+      compute: async (d) => ({ status: 200, body: (await getKv(d, 'default', 'left'))?.value }),
+      client,
+    }));
+    expect(((await (next as AfterCommit).next()) as any).status).toBe(200);
+    expect(waiting()).toBe(before);
+    expect(client.listenerCount('close')).toBe(0);
+  });
+
   test('two waiting requests of one client (pipelined) are both answered when it goes away', async () => {
     const blocking = runtimeOf(s.engine).blocking;
     await put('piped', 'one');
