@@ -1,5 +1,6 @@
 import type { Engine } from '../engine';
 import { HangarError } from '../http/errors';
+import { encodedReply } from '../http/json-body';
 import { AfterCommit, Reply } from '../http/routes';
 import type { Db } from '../storage';
 import { allTableIndexes, Table, TABLES, TABLES_CHANNEL, tablesIndex } from './index-state';
@@ -82,8 +83,8 @@ class Waiter {
     clearTimeout(this.timer);
     this.forgetClient();
     this.owner.leave(this.group, this);
-    if (snapshot) this.answer.send(snapshot);
-    else this.group.compute().then((fresh) => this.answer.send(fresh), (err: unknown) => this.answer.fail(err));
+    if (snapshot) this.answer.send(this.group, snapshot);
+    else this.group.compute().then((fresh) => this.answer.send(this.group, fresh), (err: unknown) => this.answer.fail(err));
   }
 
   private forgetClient(): void {
@@ -101,25 +102,28 @@ class Waiter {
   }
 }
 
+type Render = (reply: Reply) => Reply;
+type Headers = Readonly<Record<string, string>> | undefined;
+
 /** How a waiter answers its request; the render function and headers are shared by all requests of a kind. */
 class Answer {
   constructor(
     private readonly resolve: (reply: Reply) => void,
     readonly fail: (err: unknown) => void,
-    private readonly render: (reply: Reply) => Reply,
-    private readonly headers: Readonly<Record<string, string>> | undefined,
+    readonly render: Render,
+    readonly headers: Headers,
   ) {}
 
-  send(snapshot: Snapshot): void {
+  send(group: Group, snapshot: Snapshot): void {
     try {
-      this.resolve(this.render(reply(snapshot, this.headers)));
+      this.resolve(group.replyTo(snapshot, this));
     } catch (err) {
       this.fail(err);
     }
   }
 }
 
-const unchanged = (r: Reply): Reply => r;
+const unchanged: Render = (r) => r;
 
 /**
  * Waiters of one query (same endpoint, input and caller): they share one recomputation per change,
@@ -134,6 +138,8 @@ class Group {
   /** The group's latest result and its comparable form. */
   private latest: Snapshot;
   private latestSeen: string;
+  /** The last reply made for the group's waiters, and what it was made of. */
+  private answered?: { snapshot: Snapshot; render: Render; headers: Headers; reply: Reply };
 
   constructor(
     readonly key: string,
@@ -149,6 +155,19 @@ class Group {
   /** The last result read for this group. */
   get last(): Snapshot {
     return this.latest;
+  }
+
+  /**
+   * The reply to `snapshot` as `answer` renders it, encoded once for all the waiters it wakes
+   * together (a group's waiters share their render function and headers: both follow from the
+   * query, which is part of the group's key).
+   */
+  replyTo(snapshot: Snapshot, answer: { readonly render: Render; readonly headers: Headers }): Reply {
+    const last = this.answered;
+    if (last?.snapshot === snapshot && last.render === answer.render && last.headers === answer.headers) return last.reply;
+    const rendered = encodedReply(answer.render(reply(snapshot, answer.headers)));
+    this.answered = { snapshot, render: answer.render, headers: answer.headers, reply: rendered };
+    return rendered;
   }
 
   /** `snapshot`'s comparable form: the group's own string when it is the same result. */

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { Engine } from '../engine';
 import type { Db } from '../storage';
 import { HangarError, ValidationError } from './errors';
-import { encodeJsonAnswer, isUnlabelledJson, readJsonStream, registerJsonParser } from './json-body';
+import { encodeJsonAnswer, isJsonAnswer, isUnlabelledJson, JSON_TYPE, readJsonStream, registerJsonParser } from './json-body';
 import { lazyChildLogger, RequestObserver } from './observe';
 import { AfterCommit, NO_TRANSACTION, Reply, RequestContext, Route } from './routes';
 import { redactUrl } from './tokens';
-import { assertWellFormed, isContainer } from './unicode';
+import { assertWellFormed } from './unicode';
 
 export type ApiName = 'registry' | 'secrets' | 'catalog';
 
@@ -191,12 +191,9 @@ function send(reply: FastifyReply, result: unknown): FastifyReply {
   return sendBody(reply.code(200), result);
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
 /** A plain object or array that Fastify would serialize as JSON is serialized here (`encodeJsonAnswer`). */
 function sendBody(reply: FastifyReply, body: unknown): FastifyReply {
-  const type = reply.getHeader('content-type');
-  if (!isContainer(body) || (type !== undefined && type !== JSON_TYPE)) return reply.send(body);
+  if (!isJsonAnswer(body, reply.getHeader('content-type'))) return reply.send(body);
   return reply.type(JSON_TYPE).send(encodeJsonAnswer(body));
 }
 

@@ -2,7 +2,8 @@ import { isAscii } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, HangarError } from './errors';
-import { markWellFormed } from './unicode';
+import { Reply } from './routes';
+import { isContainer, markWellFormed } from './unicode';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -78,6 +79,20 @@ export function encodeJsonAnswer(value: unknown): string | Buffer {
   if (text === undefined || text.length < LARGE_ANSWER) return text;
   const bytes = Buffer.from(text, 'latin1');
   return isAscii(bytes) ? bytes : Buffer.from(text, 'utf8');
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Whether a body is sent as JSON text: a plain object or array, unless the reply set another type. */
+export const isJsonAnswer = (body: unknown, type: unknown): boolean => isContainer(body) && (type === undefined || type === JSON_TYPE);
+
+/**
+ * `reply` with its JSON body encoded already, as it would be sent: for one answer sent to many
+ * requests (a blocking query's waiters), encoded once instead of once per request.
+ */
+export function encodedReply(reply: Reply): Reply {
+  if (!isJsonAnswer(reply.body, reply.headers['content-type'])) return reply;
+  return new Reply(reply.status, encodeJsonAnswer(reply.body), { ...reply.headers, 'content-type': JSON_TYPE });
 }
 
 /**

@@ -4,7 +4,7 @@ import { Writes } from '../../../src/engine/catalog/index-state';
 import { getKv, putKv } from '../../../src/engine/catalog/kv';
 import { runtimeOf } from '../../../src/engine/catalog/runtime';
 import { v8Collector } from '../../../src/engine/collector';
-import { AfterCommit } from '../../../src/engine/http/routes';
+import { AfterCommit, Reply } from '../../../src/engine/http/routes';
 import type { Db } from '../../../src/engine/storage';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -155,7 +155,10 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     expect(b.client.listenerCount('close')).toBe(0);
     await b.answer;
     await put('held', 'two');
-    expect(((await a.answer) as any).body).toEqual({ value: Buffer.from('two').toString('base64') });
+    // Woken by a change, a waiter's answer is encoded once for its whole group, as it is sent.
+    const answer = (await a.answer) as Reply;
+    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(String(answer.body))).toEqual({ value: Buffer.from('two').toString('base64') });
     expect(waiting()).toBe(before);
     expect(a.client.listenerCount('close')).toBe(0);
   });
@@ -178,6 +181,35 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     expect(((await (next as AfterCommit).next()) as any).status).toBe(200);
     expect(waiting()).toBe(before);
     expect(client.listenerCount('close')).toBe(0);
+  });
+
+  test('the waiters of a query woken by one change share one encoded answer', async () => {
+    const blocking = runtimeOf(s.engine).blocking;
+    await put('shared', 'one');
+    const current = index(await s.root('GET', '/v1/kv/shared'));
+    // One headers object for the kind of request, as the routes pass it.
+    const headers = { 'x-consul-effective-consistency': 'leader' };
+    const park = async () => {
+      const next = await s.engine.storage.tx((db) => blocking.run({
+        db,
+        key: () => 'shared-query',
+        tables: ['kvs'],
+        minIndex: current,
+        waitMs: 60_000,
+        compute: async (d) => ({ status: 200, body: [{ Value: (await getKv(d, 'default', 'shared'))?.value }] }),
+        headers,
+      }));
+      return (next as AfterCommit).next() as Promise<Reply>;
+    };
+    const before = waiting();
+    const first = park();
+    const second = park();
+    while (waiting() < before + 2) await new Promise((r) => setImmediate(r));
+    await put('shared', 'two');
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toBe(b);
+    expect(JSON.parse(String(a.body))).toEqual([{ Value: Buffer.from('two').toString('base64') }]);
+    expect(a.headers['x-consul-index']).toBe(String(current + 1));
   });
 
   test('two waiting requests of one client (pipelined) are both answered when it goes away', async () => {
