@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { CatalogServer, startCatalogServer } from './helpers';
+import type { WaitingClient } from '../../../src/engine/catalog/blocking';
 import { Writes } from '../../../src/engine/catalog/index-state';
 import { getKv, putKv } from '../../../src/engine/catalog/kv';
 import { runtimeOf } from '../../../src/engine/catalog/runtime';
@@ -163,47 +164,43 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
     expect(a.client.listenerCount('close')).toBe(0);
   });
 
+  /**
+   * One request waiting on KV key `kvKey` past `minIndex`, straight through BlockingQueries, in the
+   * query group `group`: the promise of its answer.
+   */
+  interface ParkOptions { client?: WaitingClient; headers?: Record<string, string>; waitMs?: number }
+  const park = async (kvKey: string, group: string, minIndex: number, options: ParkOptions = {}) => {
+    const next = await s.engine.storage.tx((db) => runtimeOf(s.engine).blocking.run({
+      db,
+      key: () => group,
+      tables: ['kvs'],
+      minIndex,
+      waitMs: options.waitMs ?? 60_000,
+      compute: async (d) => ({ status: 200, body: [{ Value: (await getKv(d, 'default', kvKey))?.value }] }),
+      client: options.client,
+      headers: options.headers,
+    }));
+    return (next as AfterCommit).next() as Promise<Reply>;
+  };
+
   test('a client gone before its request began to wait is answered at once, not kept until the wait ends', async () => {
-    const blocking = runtimeOf(s.engine).blocking;
     await put('left', 'one');
     const current = index(await s.root('GET', '/v1/kv/left'));
     const client = Object.assign(new EventEmitter(), { destroyed: true });
     const before = waiting();
-    const next = await s.engine.storage.tx((db) => blocking.run({
-      db,
-      key: () => 'left-query',
-      tables: ['kvs'],
-      minIndex: current,
-      waitMs: 600_000,
-      compute: async (d) => ({ status: 200, body: (await getKv(d, 'default', 'left'))?.value }),
-      client,
-    }));
-    expect(((await (next as AfterCommit).next()) as any).status).toBe(200);
+    expect((await park('left', 'left-query', current, { client, waitMs: 600_000 })).status).toBe(200);
     expect(waiting()).toBe(before);
     expect(client.listenerCount('close')).toBe(0);
   });
 
   test('the waiters of a query woken by one change share one encoded answer', async () => {
-    const blocking = runtimeOf(s.engine).blocking;
     await put('shared', 'one');
     const current = index(await s.root('GET', '/v1/kv/shared'));
     // One headers object for the kind of request, as the routes pass it.
     const headers = { 'x-consul-effective-consistency': 'leader' };
-    const park = async () => {
-      const next = await s.engine.storage.tx((db) => blocking.run({
-        db,
-        key: () => 'shared-query',
-        tables: ['kvs'],
-        minIndex: current,
-        waitMs: 60_000,
-        compute: async (d) => ({ status: 200, body: [{ Value: (await getKv(d, 'default', 'shared'))?.value }] }),
-        headers,
-      }));
-      return (next as AfterCommit).next() as Promise<Reply>;
-    };
     const before = waiting();
-    const first = park();
-    const second = park();
+    const first = park('shared', 'shared-query', current, { headers });
+    const second = park('shared', 'shared-query', current, { headers });
     while (waiting() < before + 2) await new Promise((r) => setImmediate(r));
     await put('shared', 'two');
     const [a, b] = await Promise.all([first, second]);
@@ -213,31 +210,18 @@ describe.each(STORAGE_KINDS)('catalog blocking queries (%s)', (kind) => {
   });
 
   test('two waiting requests of one client (pipelined) are both answered when it goes away', async () => {
-    const blocking = runtimeOf(s.engine).blocking;
     await put('piped', 'one');
     const current = index(await s.root('GET', '/v1/kv/piped'));
     const client = new EventEmitter();
-    const park = async (key: string) => {
-      const next = await s.engine.storage.tx((db) => blocking.run({
-        db,
-        key: () => key,
-        tables: ['kvs'],
-        minIndex: current,
-        waitMs: 60_000,
-        compute: async (d) => ({ status: 200, body: (await getKv(d, 'default', 'piped'))?.value }),
-        client,
-      }));
-      return (next as AfterCommit).next();
-    };
     const before = waiting();
-    const first = park('piped-a');
-    const second = park('piped-b');
+    const first = park('piped', 'piped-a', current, { client });
+    const second = park('piped', 'piped-b', current, { client });
     while (waiting() < before + 2) await new Promise((r) => setImmediate(r));
     expect(client.listenerCount('close')).toBe(1);
     client.emit('close');
     expect(waiting()).toBe(before);
     expect(client.listenerCount('close')).toBe(0);
-    expect([((await first) as any).status, ((await second) as any).status]).toEqual([200, 200]);
+    expect([(await first).status, (await second).status]).toEqual([200, 200]);
   });
 
   test('bad parameters: wait, index, stale with consistent', async () => {
