@@ -9,6 +9,7 @@ import type { Db } from '../storage';
 import { runtimeOf } from './runtime';
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
+const MAX_WAIT_MS = 10 * 60_000;
 
 /** The consistency header of each mode: one object per mode, shared by the waiting requests that keep it. */
 const CONSISTENCY = {
@@ -16,7 +17,6 @@ const CONSISTENCY = {
   consistent: Object.freeze({ 'x-consul-effective-consistency': 'consistent' }),
   leader: Object.freeze({ 'x-consul-effective-consistency': 'leader' }),
 };
-const MAX_WAIT_MS = 10 * 60_000;
 
 /**
  * A blocking endpoint's answer (`?index=`, `?wait=`): see BlockingQueries.run. The first result is
