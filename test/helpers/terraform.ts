@@ -28,10 +28,6 @@ export function terraformEnv(): Record<string, string> | undefined {
   return env;
 }
 
-/**
- * A Terraform working directory fed by successive syntheses of one stack, as a pipeline would
- * run `cdktf deploy` after each change of the app.
- */
 /** How many provisioners (processes) a Terraform run's output says it started. */
 export function provisionerRuns(output: string): number {
   return output.match(/\(local-exec\): Executing:/g)?.length ?? 0;
@@ -43,6 +39,10 @@ export const APPLY_MODES = [
   ['batch', true],
 ] as const;
 
+/**
+ * A Terraform working directory fed by successive syntheses of one stack, as a pipeline would
+ * run `cdktf deploy` after each change of the app.
+ */
 export class TerraformWorkspace {
   readonly dir = tempDir('hangar-tf-');
   private initialised = false;

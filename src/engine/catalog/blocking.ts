@@ -43,11 +43,15 @@ function onWaitTimeout(waiter: Waiter): void {
   waiter.done();
 }
 
+type Render = (reply: Reply) => Reply;
+type Headers = Readonly<Record<string, string>> | undefined;
+
 /**
  * One waiting request. Ten thousand watchers of a key cost ten thousand of these, so it is one
  * object whose methods are shared, not a set of closures. It keeps its group, the comparable form of
- * its first result (its group's string while they agree), how to answer, its timer and its client;
- * not the request's transaction, context or input.
+ * its first result (its group's string while they agree), how to answer (the promise's functions,
+ * and the render function and headers shared by all requests of its kind), its timer and its
+ * client; not the request's transaction, context or input.
  */
 class Waiter {
   private readonly timer: NodeJS.Timeout;
@@ -61,7 +65,10 @@ class Waiter {
     readonly seen: string,
     waitMs: number,
     private readonly client: Client | undefined,
-    private readonly answer: Answer,
+    private readonly resolve: (reply: Reply) => void,
+    private readonly reject: (err: unknown) => void,
+    readonly render: Render,
+    readonly headers: Headers,
   ) {
     // Consul adds up to wait/16 so that many clients do not all come back at the same moment; in
     // 64 steps, since Node keeps a list of timers for each distinct duration.
@@ -83,8 +90,16 @@ class Waiter {
     clearTimeout(this.timer);
     this.forgetClient();
     this.owner.leave(this.group, this);
-    if (snapshot) this.answer.send(this.group, snapshot);
-    else this.group.compute().then((fresh) => this.answer.send(this.group, fresh), (err: unknown) => this.answer.fail(err));
+    if (snapshot) this.send(snapshot);
+    else this.group.compute().then((fresh) => this.send(fresh), this.reject);
+  }
+
+  private send(snapshot: Snapshot): void {
+    try {
+      this.resolve(this.group.replyTo(snapshot, this));
+    } catch (err) {
+      this.reject(err);
+    }
   }
 
   private forgetClient(): void {
@@ -99,27 +114,6 @@ class Waiter {
     }
     this.nextOfClient = undefined;
     if (!client[WAITERS]) client.removeListener('close', onClientClose);
-  }
-}
-
-type Render = (reply: Reply) => Reply;
-type Headers = Readonly<Record<string, string>> | undefined;
-
-/** How a waiter answers its request; the render function and headers are shared by all requests of a kind. */
-class Answer {
-  constructor(
-    private readonly resolve: (reply: Reply) => void,
-    readonly fail: (err: unknown) => void,
-    readonly render: Render,
-    readonly headers: Headers,
-  ) {}
-
-  send(group: Group, snapshot: Snapshot): void {
-    try {
-      this.resolve(group.replyTo(snapshot, this));
-    } catch (err) {
-      this.fail(err);
-    }
   }
 }
 
@@ -158,15 +152,15 @@ class Group {
   }
 
   /**
-   * The reply to `snapshot` as `answer` renders it, encoded once for all the waiters it wakes
+   * The reply to `snapshot` as `waiter` renders it, encoded once for all the waiters it wakes
    * together (a group's waiters share their render function and headers: both follow from the
    * query, which is part of the group's key).
    */
-  replyTo(snapshot: Snapshot, answer: { readonly render: Render; readonly headers: Headers }): Reply {
+  replyTo(snapshot: Snapshot, waiter: { readonly render: Render; readonly headers: Headers }): Reply {
     const last = this.answered;
-    if (last?.snapshot === snapshot && last.render === answer.render && last.headers === answer.headers) return last.reply;
-    const rendered = encodedReply(answer.render(reply(snapshot, answer.headers)));
-    this.answered = { snapshot, render: answer.render, headers: answer.headers, reply: rendered };
+    if (last?.snapshot === snapshot && last.render === waiter.render && last.headers === waiter.headers) return last.reply;
+    const rendered = encodedReply(waiter.render(reply(snapshot, waiter.headers)));
+    this.answered = { snapshot, render: waiter.render, headers: waiter.headers, reply: rendered };
     return rendered;
   }
 
@@ -305,7 +299,7 @@ export class BlockingQueries {
       pending = undefined;
       const group = this.join(key, tables, compute, start);
       return new Promise<Reply>((resolve, reject) => {
-        new Waiter(this, group, group.seenOf(start), waitMs, client as Client | undefined, new Answer(resolve, reject, render, headers));
+        new Waiter(this, group, group.seenOf(start), waitMs, client as Client | undefined, resolve, reject, render, headers);
         // A write that committed while the first snapshot was taken would otherwise go unnoticed.
         if (this.epoch !== epoch) group.refresh();
       });
