@@ -1,0 +1,36 @@
+# vault_jwt_auth_backend_role, from the provider's documentation (its two examples, JWT and OIDC
+# roles), each method at its own path.
+# import: vault_jwt_auth_backend_role.example auth/jwt-roles/role/test-role
+# import: vault_jwt_auth_backend_role.oidc_example auth/oidc-roles/role/test-role
+resource "vault_jwt_auth_backend" "jwt" {
+  path = "jwt-roles"
+}
+
+resource "vault_jwt_auth_backend_role" "example" {
+  backend        = vault_jwt_auth_backend.jwt.path
+  role_name      = "test-role"
+  token_policies = ["default", "dev", "prod"]
+
+  bound_audiences = ["https://myco.test"]
+  bound_claims = {
+    color = "red,green,blue"
+  }
+  user_claim = "https://vault/user"
+  role_type  = "jwt"
+}
+
+resource "vault_jwt_auth_backend" "oidc" {
+  path         = "oidc-roles"
+  type         = "oidc"
+  default_role = "test-role"
+}
+
+resource "vault_jwt_auth_backend_role" "oidc_example" {
+  backend        = vault_jwt_auth_backend.oidc.path
+  role_name      = "test-role"
+  token_policies = ["default", "dev", "prod"]
+
+  user_claim            = "https://vault/user"
+  role_type             = "oidc"
+  allowed_redirect_uris = ["http://localhost:8200/ui/vault/auth/oidc/oidc/callback"]
+}

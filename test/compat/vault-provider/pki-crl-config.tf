@@ -1,0 +1,14 @@
+# vault_pki_secret_backend_crl_config, from the provider's documentation.
+# import: vault_pki_secret_backend_crl_config.crl_config pki-crl/config/crl
+resource "vault_mount" "pki" {
+  path                      = "pki-crl"
+  type                      = "pki"
+  default_lease_ttl_seconds = 3600
+  max_lease_ttl_seconds     = 86400
+}
+
+resource "vault_pki_secret_backend_crl_config" "crl_config" {
+  backend = vault_mount.pki.path
+  expiry  = "72h"
+  disable = false
+}
