@@ -59,22 +59,24 @@ function cases(): Case[] {
   let rabbit: TestRabbit | undefined;
   let slapd: Slapd | undefined;
   let cliConfig: string;
-  /** What the cases that run need (a skipped case starts nothing). */
-  const needed = new Set(cases().filter((c) => !c.knownFailure).flatMap((c) => c.needs));
 
-  beforeAll(async () => {
-    server = await startTestServer('sqlite');
-    if (needed.has('postgres')) {
+  /** Starts what a case needs on first use (`-t` on one case starts only what it needs). */
+  async function provide(need: string): Promise<void> {
+    if (need === 'postgres' && !postgres) {
       postgres = await startTargetPostgres();
       // The users the documentation's static roles manage.
       for (const user of STATIC_USERS) await postgres.admin(`CREATE ROLE "${user}" LOGIN PASSWORD 'initial-password'`);
-    }
-    if (needed.has('rabbitmq') && haveRabbit()) rabbit = await startRabbit();
-    if (needed.has('ldap') && haveSlapd()) {
+    } else if (need === 'rabbitmq' && !rabbit) {
+      rabbit = await startRabbit();
+    } else if (need === 'ldap' && !slapd) {
       slapd = await startSlapd();
       // The accounts the documentation's roles and library sets name (cn=alice,ou=people,… for the static role's DN).
       for (const name of LDAP_ACCOUNTS) await slapd.add(adAccount(slapd.suffix, name, 'example.com'));
     }
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer('sqlite');
     cliConfig = join(mkdtempSync(join(tmpdir(), 'vault-provider-')), 'terraformrc');
     writeFileSync(cliConfig, `disable_checkpoint = true\nprovider_installation {\n  dev_overrides {\n    "hashicorp/vault" = ${JSON.stringify(providerDir)}\n  }\n  direct {}\n}\n`);
   }, 120_000);
@@ -168,6 +170,7 @@ function cases(): Case[] {
       continue;
     }
     test(c.name, async () => {
+      for (const need of c.needs) await provide(need);
       const dir = mkdtempSync(join(tmpdir(), `vault-provider-${c.name}-`));
       copyFileSync(join(CASES_DIR, `${c.name}.tf`), join(dir, 'main.tf'));
       await terraform(dir, ['apply'], ['-auto-approve']);

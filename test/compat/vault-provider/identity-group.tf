@@ -1,4 +1,4 @@
-# vault_identity_group (resource and data source), from the provider's documentation (its internal
+# vault_identity_group, from the provider's documentation (its internal
 # and external groups).
 # import: vault_identity_group.internal
 # import: vault_identity_group.group
@@ -20,8 +20,4 @@ resource "vault_identity_group" "group" {
   metadata = {
     version = "1"
   }
-}
-
-data "vault_identity_group" "internal" {
-  group_name = vault_identity_group.internal.name
 }

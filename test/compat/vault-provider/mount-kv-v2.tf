@@ -1,7 +1,7 @@
 # vault_mount and vault_kv_secret_v2 (resource and data source), from the provider's documentation.
 # import: vault_mount.kvv2 kvv2
 # import: vault_kv_secret_v2.example kvv2/data/secret
-# import-ignore: cas, delete_all_versions
+# import-ignore: cas, data_json, delete_all_versions, disable_read
 resource "vault_mount" "kvv2" {
   path        = "kvv2"
   type        = "kv"

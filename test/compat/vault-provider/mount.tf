@@ -1,8 +1,10 @@
-# vault_mount, from the provider's documentation (its four examples; paths made unique).
+# vault_mount, from the provider's documentation (its four examples; paths made unique). The kv-v2
+# mount is not imported: the public service too reads its type back as "kv", which forces a
+# replacement of type "kv-v2".
 # import: vault_mount.example mount-dummy
-# import: vault_mount.kvv2-example
 # import: vault_mount.transit-example
 # import: vault_mount.pki-example
+# known-failure: POST sys/mounts/mount-dummy {"type": "generic"} answers 400 "plugin not found in the catalog: generic" (the public service mounts it: "generic" is its alias of kv)
 resource "vault_mount" "example" {
   path        = "mount-dummy"
   type        = "generic"

@@ -1,6 +1,8 @@
-# vault_pki_secret_backend_key (resource and data sources vault_pki_secret_backend_key(s)), from the provider's documentation.
+# vault_pki_secret_backend_key (resource and data sources vault_pki_secret_backend_key(s)), from the
+# provider's documentation (its `mount` is `backend` in the provider's schema).
 # import: vault_pki_secret_backend_key.key
 # import-ignore: type, key_bits
+# known-failure: sys/seal-status reports version 0.1.0: the provider refuses (min version 1.11.0); <pki>/keys/generate/exported and key/:ref are also 404
 resource "vault_mount" "pki" {
   path                      = "pki-key"
   type                      = "pki"
@@ -9,7 +11,7 @@ resource "vault_mount" "pki" {
 }
 
 resource "vault_pki_secret_backend_key" "key" {
-  mount    = vault_mount.pki.path
+  backend  = vault_mount.pki.path
   type     = "exported"
   key_name = "example-key"
   key_type = "rsa"
@@ -17,10 +19,10 @@ resource "vault_pki_secret_backend_key" "key" {
 }
 
 data "vault_pki_secret_backend_key" "example" {
-  backend = vault_pki_secret_backend_key.key.mount
+  backend = vault_pki_secret_backend_key.key.backend
   key_ref = vault_pki_secret_backend_key.key.key_id
 }
 
 data "vault_pki_secret_backend_keys" "all" {
-  backend = vault_pki_secret_backend_key.key.mount
+  backend = vault_pki_secret_backend_key.key.backend
 }

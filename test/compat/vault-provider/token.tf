@@ -1,5 +1,6 @@
-# vault_token, from the provider's documentation; the role "app" it names is created here.
-# import: vault_token.example
+# vault_token, from the provider's documentation; the role "app" it names is created here. No import
+# check: the provider reads back neither role_name nor ttl, which force a replacement after an import
+# on the public service too.
 # import-ignore: ttl
 resource "vault_token_auth_backend_role" "app" {
   role_name        = "app"

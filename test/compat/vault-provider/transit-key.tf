@@ -1,4 +1,6 @@
-# vault_transit_secret_backend_key, from the provider's documentation (its first example).
+# vault_transit_secret_backend_key, from the provider's documentation (its first example), with
+# deletion_allowed = true: the provider deletes the key without setting it, which the public service
+# refuses too ("deletion is not allowed for this key").
 # import: vault_transit_secret_backend_key.key transit-keys/keys/my_key
 resource "vault_mount" "transit" {
   path                      = "transit-keys"
@@ -11,4 +13,6 @@ resource "vault_mount" "transit" {
 resource "vault_transit_secret_backend_key" "key" {
   backend = vault_mount.transit.path
   name    = "my_key"
+
+  deletion_allowed = true
 }
