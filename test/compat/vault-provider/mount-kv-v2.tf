@@ -1,5 +1,7 @@
-# vault_mount and vault_kv_secret_v2, from the provider's documentation.
+# vault_mount and vault_kv_secret_v2 (resource and data source), from the provider's documentation.
 # import: vault_mount.kvv2 kvv2
+# import: vault_kv_secret_v2.example kvv2/data/secret
+# import-ignore: cas, data_json, delete_all_versions, disable_read
 resource "vault_mount" "kvv2" {
   path        = "kvv2"
   type        = "kv"
@@ -23,4 +25,9 @@ resource "vault_kv_secret_v2" "example" {
       bar = "12345"
     }
   }
+}
+
+data "vault_kv_secret_v2" "example" {
+  mount = vault_mount.kvv2.path
+  name  = vault_kv_secret_v2.example.name
 }

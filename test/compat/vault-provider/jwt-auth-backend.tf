@@ -1,0 +1,20 @@
+# vault_jwt_auth_backend, from the provider's documentation, with jwt_validation_pubkeys instead of
+# oidc_discovery_url (no network in tests).
+# import: vault_jwt_auth_backend.example jwt-provider
+# import-ignore: description, disable_remount, tune
+# known-failure: GET auth/<path>/config returns jwt_validation_pubkeys without their final newline and oidc_response_mode "query", oidc_response_types ["code"] never written (the public service: the keys as written, "" and []): a plan diff
+resource "vault_jwt_auth_backend" "example" {
+  description  = "Demonstration of the Terraform JWT auth backend"
+  path         = "jwt-provider"
+  bound_issuer = "https://myco.auth0.com/"
+  jwt_validation_pubkeys = [<<EOT
+-----BEGIN PUBLIC KEY-----
+MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEZkDaJIg5h5GQLguNgGU/WM5dRaYp
+7gF0zZRKUL95Dup93P49jzBdvn95wbfz5He3f+QbDAgQcqgJogjGad3akQ==
+-----END PUBLIC KEY-----
+EOT
+  ]
+  tune {
+    listing_visibility = "unauth"
+  }
+}

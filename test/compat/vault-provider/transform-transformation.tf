@@ -1,0 +1,17 @@
+# vault_transform_transformation, from the provider's documentation (its FPE example, naming a
+# template "ccn" it does not create, as the documentation does).
+# import: vault_transform_transformation.example
+# known-failure: PUT <transform>/transformation/ccn-fpe answers 400 "template: template "ccn" does not exist" (the public service stores a transformation naming a template not created yet)
+resource "vault_mount" "example" {
+  path = "transform-fpe"
+  type = "transform"
+}
+
+resource "vault_transform_transformation" "example" {
+  path          = vault_mount.example.path
+  name          = "ccn-fpe"
+  type          = "fpe"
+  template      = "ccn"
+  tweak_source  = "internal"
+  allowed_roles = ["payments"]
+}
