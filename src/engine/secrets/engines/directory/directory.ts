@@ -155,7 +155,8 @@ export class Directory {
 
   /**
    * Applies LDIF change records in order. With `continueOnError` (deletion and rollback) every
-   * record is tried and the failures are reported together; otherwise the first failure stops.
+   * record is tried and the failures are reported together (an entry to delete that is already
+   * gone is no failure); otherwise the first failure stops.
    */
   async execute(records: readonly LdifRecord[], continueOnError: boolean): Promise<void> {
     const failures: string[] = [];
@@ -171,6 +172,8 @@ export class Directory {
           );
         }
       } catch (err) {
+        // Deleting what is already gone (a revocation run twice) has done its work.
+        if (continueOnError && r.kind === 'delete' && err instanceof NoSuchObjectError) continue;
         const message = `${r.kind} "${r.dn}": ${(err as Error).message}`;
         if (!continueOnError) throw new HangarError(502, [`directory: ${message}`]);
         failures.push(message);

@@ -269,6 +269,10 @@ export function library<C extends DirectoryConfig>(p: DirectoryProfile<C>) {
       ownTransactions: ['update'],
       write: (req) => checkIn(req, true),
     },
+    { pattern: `library/${param}/check-out`, body: CheckOutBody, write: checkOut },
+    { pattern: `library/${param}/check-in`, body: CheckInBody, ownTransactions: ['update'], write: (req) => checkIn(req, false) },
+    { pattern: `library/${param}/status`, readOnly: true, read: status },
+    // Last: with hierarchical names `library/*name` also matches the paths above.
     {
       pattern: `library/${param}`,
       body: SetBody,
@@ -302,9 +306,6 @@ export function library<C extends DirectoryConfig>(p: DirectoryProfile<C>) {
         return undefined;
       },
     },
-    { pattern: `library/${param}/check-out`, body: CheckOutBody, write: checkOut },
-    { pattern: `library/${param}/check-in`, body: CheckInBody, ownTransactions: ['update'], write: (req) => checkIn(req, false) },
-    { pattern: `library/${param}/status`, readOnly: true, read: status },
   ];
 
   return { routes, revoke: revokeCheckout, renew: renewCheckout };
