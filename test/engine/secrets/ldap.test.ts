@@ -1,7 +1,7 @@
 import { startSecrets, SecretsTestServer } from './helpers';
 import { parseLdif } from '../../../src/engine/secrets/engines/directory/ldif';
 import { storedText } from '../../helpers/raw-db';
-import { haveSlapd, openldapAccount, Slapd, startSlapd } from '../../helpers/slapd';
+import { adAccount, haveSlapd, openldapAccount, racfAccount, Slapd, startSlapd } from '../../helpers/slapd';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
 const HOUR = 3_600_000;
@@ -162,6 +162,11 @@ run('ldap secrets engine', () => {
         password_policy: 'nope',
         groupdn: 'ou=g',
       });
+      // As the public plugin, credential_type (and length) are not kept from an earlier write.
+      expect((await s.v('POST', 'oldldap/config', { credential_type: 'phrase' })).status).toBe(204);
+      expect((await s.v('GET', 'oldldap/config')).body.data.credential_type).toBe('phrase');
+      expect((await s.v('POST', 'oldldap/config', { userdn: 'ou=y' })).status).toBe(204);
+      expect((await s.v('GET', 'oldldap/config')).body.data).toMatchObject({ credential_type: 'password', userdn: 'ou=y', password_policy: 'nope' });
       // On creation the user attribute follows the schema.
       await s.v('POST', 'sys/mounts/adldap', { type: 'ldap' });
       await s.v('POST', 'adldap/config', { binddn: 'cn=x', bindpass: 'x', schema: 'ad' });
@@ -334,6 +339,59 @@ run('ldap secrets engine', () => {
       for (const secret of [password, second.password]) expect(stored).not.toContain(secret);
       expect((await s.v('DELETE', 'ldap/role/team/dyn')).status).toBe(204);
       expect((await s.v('GET', 'ldap/role/team/dyn')).status).toBe(404);
+    });
+
+    test('schemas: ad writes unicodePwd (also from LDIF with utf16le), racf racfPassword or racfPassPhrase', async () => {
+      const n2 = ++n;
+      const utf16 = async (dn: string, attr: string) => Buffer.from((await ldap.attribute(dn, attr)) ?? '', 'latin1').toString('utf16le');
+      // Active Directory: accounts by userPrincipalName (the default userattr of the schema), bare names get @upndomain.
+      const sam = `lad${n2}`;
+      await ldap.add(adAccount(ldap.suffix, sam, 'corp.example'));
+      await s.v('POST', 'sys/mounts/ldap-ad', { type: 'ldap' });
+      expect((await s.v('POST', 'ldap-ad/config', config({ schema: 'ad', userattr: null, upndomain: 'corp.example' }))).status).toBe(204);
+      expect((await s.v('POST', 'ldap-ad/static-role/svc', { username: sam, rotation_period: 60 })).status).toBe(204);
+      const adCred = (await s.v('GET', 'ldap-ad/static-cred/svc')).body.data;
+      expect(await utf16(`cn=${sam},${people()}`, 'unicodePwd')).toBe(`"${adCred.password}"`);
+      // The public service's documented LDIF for AD passwords.
+      const adLdif = [
+        `dn: cn={{.Username}},${people()}`,
+        'changetype: add',
+        'objectClass: inetOrgPerson',
+        'objectClass: hangarAdAccount',
+        'cn: {{.Username}}',
+        'sn: x',
+        'userPrincipalName: {{.Username}}@corp.example',
+        '',
+        `dn: cn={{.Username}},${people()}`,
+        'changetype: modify',
+        'replace: unicodePwd',
+        'unicodePwd::{{ printf "%q" .Password | utf16le | base64 }}',
+        '-',
+        '',
+      ].join('\n');
+      expect((await s.v('POST', 'ldap-ad/role/dyn', { creation_ldif: adLdif, deletion_ldif: `dn: cn={{.Username}},${people()}\nchangetype: delete\n`, username_template: 'ad{{random 8 | lowercase}}' })).status).toBe(204);
+      const dyn = await s.v('GET', 'ldap-ad/creds/dyn');
+      expect(dyn.body.data.distinguished_names).toEqual([`cn=${dyn.body.data.username},${people()}`, `cn=${dyn.body.data.username},${people()}`]);
+      expect(await utf16(`cn=${dyn.body.data.username},${people()}`, 'unicodePwd')).toBe(`"${dyn.body.data.password}"`);
+      await s.v('PUT', 'sys/leases/revoke', { lease_id: dyn.body.lease_id });
+      expect(await ldap.attribute(`cn=${dyn.body.data.username},${people()}`, 'cn')).toBeUndefined();
+
+      // RACF: accounts by racfid; the password (or pass phrase) with racfAttributes: noexpired.
+      const id = `RACF${n2}`;
+      await ldap.add(racfAccount(ldap.suffix, id));
+      await s.v('POST', 'sys/mounts/ldap-racf', { type: 'ldap' });
+      expect((await s.v('POST', 'ldap-racf/config', config({ schema: 'racf', userattr: null, length: 8 }))).status).toBe(204);
+      expect((await s.v('GET', 'ldap-racf/config')).body.data).toMatchObject({ schema: 'racf', userattr: 'racfid', length: 8 });
+      expect((await s.v('POST', 'ldap-racf/static-role/svc', { username: id, rotation_period: 60 })).status).toBe(204);
+      const racfDn = `racfid=${id},${people()}`;
+      const racfCred = (await s.v('GET', 'ldap-racf/static-cred/svc')).body.data;
+      expect(racfCred.password).toMatch(/^[A-Za-z0-9]{8}$/);
+      expect(await ldap.attribute(racfDn, 'racfPassword')).toBe(racfCred.password);
+      expect(await ldap.attribute(racfDn, 'racfAttributes')).toBe('noexpired');
+      expect((await s.v('POST', 'ldap-racf/config', { credential_type: 'phrase', length: 20 })).status).toBe(204);
+      expect((await s.v('POST', 'ldap-racf/rotate-role/svc', {})).status).toBe(204);
+      const phrase = (await s.v('GET', 'ldap-racf/static-cred/svc')).body.data.password;
+      expect(await ldap.attribute(racfDn, 'racfPassPhrase')).toBe(phrase);
     });
 
     test('library sets: check-out, check-in with rotation, status, hierarchical names', async () => {

@@ -129,12 +129,16 @@ export function newPassword(ctx: Pick<EngineContext, 'tx' | 'core'>, config: Lda
   });
 }
 
-/** The given fields over the stored configuration (or the defaults): an update changes only what it names. */
+/**
+ * The given fields over the stored configuration (or the defaults): an update changes only what it
+ * names, except `length` and `credential_type`, which the public plugin resets when not given.
+ */
 function merged(existing: LdapConfig | undefined, body: ConfigBody): LdapConfig {
   const given = Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined && v !== null)) as Partial<LdapConfig>;
   const schema = given.schema ?? existing?.schema ?? 'openldap';
   const base = existing ?? { ...DEFAULTS, binddn: '', bindpass: '', schema, userattr: DEFAULT_USERATTR[schema] };
-  const c = { ...base, ...given, schema } as LdapConfig;
+  // As the public plugin: `length` and `credential_type` are not kept from an earlier write.
+  const c = { ...base, length: 0, credential_type: 'password', ...given, schema } as LdapConfig;
   if (!existing && !given.userattr) return { ...c, userattr: DEFAULT_USERATTR[schema] };
   return c;
 }
