@@ -3,16 +3,16 @@ import { ROOT_TOKEN, startTestServer, TestServer } from '../helpers/server';
 import { haveSlapd, openldapAccount, Slapd, startSlapd } from '../helpers/slapd';
 
 /**
- * The official clients, unchanged, against the directory accounts engine: the Go client
- * (test/compat/vault-go/ad) and hvac (test/compat/python/test_vault_ad.py), each with its own
- * mount, bind DN and accounts on one Hangar and one private slapd. The suites prove passwords with
- * `ldapwhoami` against that slapd.
+ * The official clients, unchanged, against the directory engines `ad` and `ldap`: the Go client
+ * (test/compat/vault-go/ad, .../ldap) and hvac (test/compat/python/test_vault_ad.py,
+ * test_vault_ldap.py), each with its own mount, bind DN and accounts on one Hangar and one private
+ * slapd. The suites prove passwords with `ldapwhoami` against that slapd.
  */
 const python = compatPython();
 const runnable = haveSlapd() && haveGo();
 const describeClients = runnable ? describe : describe.skip;
 
-describeClients('ad engine with the official clients', () => {
+describeClients('ad and ldap engines with the official clients', () => {
   let ldap: Slapd;
   let server: TestServer;
   /** The environment of one suite: its own manager (bind DN) and accounts `<prefix>-role`, `<prefix>-lib1..2`. */
@@ -38,14 +38,14 @@ describeClients('ad engine with the official clients', () => {
     await ldap?.stop();
   }, 60_000);
 
-  test('github.com/hashicorp/vault/api', async () => {
-    const run = await goTest('vault-go', ['./ad/...'], await envFor('go'));
+  test.each(['ad', 'ldap'])('github.com/hashicorp/vault/api: %s', async (engine) => {
+    const run = await goTest('vault-go', [`./${engine}/...`], await envFor(`go-${engine}`));
     if (run.status !== 0) console.log(run.output);
     expect(run.status).toBe(0);
   }, 300_000);
 
-  (python ? test : test.skip)('hvac', async () => {
-    const run = await pytest(python!, ['test_vault_ad.py'], await envFor('py'));
+  (python ? test.each(['ad', 'ldap']) : test.skip.each(['ad', 'ldap']))('hvac: %s', async (engine) => {
+    const run = await pytest(python!, [`test_vault_${engine}.py`], await envFor(`py-${engine}`));
     if (run.status !== 0) console.log(run.output);
     expect(run.status).toBe(0);
   }, 120_000);

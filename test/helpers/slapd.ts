@@ -12,8 +12,9 @@ const SLAPD = '/usr/sbin/slapd';
  * A private OpenLDAP for tests: Debian's slapd on a temporary directory, on loopback ports
  * (ldap:// with StartTLS, and ldaps://), with a test CA, the ppolicy overlay (it keeps
  * `pwdChangedTime`) and a tiny schema that carries the Active Directory attributes the directory
- * engine reads and writes (`unicodePwd`, `pwdLastSet`, `userPrincipalName`, `sAMAccountName`) as an
- * auxiliary class, so that one slapd serves both dialects.
+ * engines read and write (`unicodePwd`, `pwdLastSet`, `userPrincipalName`, `sAMAccountName`) and
+ * RACF's (`racfid`, `racfPassword`, `racfPassPhrase`, `racfAttributes`) as auxiliary classes, so
+ * that one slapd serves every dialect.
  */
 export interface Slapd {
   /** ldap://127.0.0.1:PORT (StartTLS available). */
@@ -48,13 +49,21 @@ export function haveSlapd(): boolean {
 }
 
 
-/** Attributes of Active Directory, under a private test arc (1.3.6.1.4.1.55555.14), for the AD dialect. */
+/**
+ * Attributes of Active Directory and of IBM RACF's LDAP interface, under a private test arc
+ * (1.3.6.1.4.1.55555.14), for the AD and RACF dialects.
+ */
 const AD_SCHEMA = `
 attributetype ( 1.3.6.1.4.1.55555.14.1.1 NAME 'unicodePwd' SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
 attributetype ( 1.3.6.1.4.1.55555.14.1.2 NAME 'pwdLastSet' EQUALITY integerMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )
 attributetype ( 1.3.6.1.4.1.55555.14.1.3 NAME 'userPrincipalName' EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE )
 attributetype ( 1.3.6.1.4.1.55555.14.1.4 NAME 'sAMAccountName' EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE )
 objectclass ( 1.3.6.1.4.1.55555.14.2.1 NAME 'hangarAdAccount' AUXILIARY MAY ( unicodePwd $ pwdLastSet $ userPrincipalName $ sAMAccountName ) )
+attributetype ( 1.3.6.1.4.1.55555.14.1.5 NAME 'racfid' EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.55555.14.1.6 NAME 'racfPassword' SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.55555.14.1.7 NAME 'racfPassPhrase' SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.55555.14.1.8 NAME 'racfAttributes' EQUALITY caseIgnoreMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )
+objectclass ( 1.3.6.1.4.1.55555.14.2.2 NAME 'hangarRacfAccount' AUXILIARY MAY ( racfid $ racfPassword $ racfPassPhrase $ racfAttributes ) )
 `;
 
 async function makeCa(dir: string): Promise<void> {
@@ -206,4 +215,9 @@ export function openldapAccount(suffix: string, uid: string, password: string): 
 /** LDIF of an AD-like account: `userPrincipalName` and `sAMAccountName` on the auxiliary class. */
 export function adAccount(suffix: string, sam: string, upnDomain: string): string {
   return `dn: cn=${sam},ou=people,${suffix}\nobjectClass: inetOrgPerson\nobjectClass: hangarAdAccount\ncn: ${sam}\nsn: ${sam}\nsAMAccountName: ${sam}\nuserPrincipalName: ${sam}@${upnDomain}\n\n`;
+}
+
+/** LDIF of a RACF-like account `racfid=<id>,ou=people`: the RACF attributes on the auxiliary class. */
+export function racfAccount(suffix: string, id: string): string {
+  return `dn: racfid=${id},ou=people,${suffix}\nobjectClass: inetOrgPerson\nobjectClass: hangarRacfAccount\nracfid: ${id}\ncn: ${id}\nsn: ${id}\n\n`;
 }

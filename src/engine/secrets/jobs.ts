@@ -1,5 +1,6 @@
 import type { BackgroundJob } from '../background';
 import { rotateDueStaticRoles } from './engines/database/static-roles';
+import { rotateDueStaticAccounts } from './engines/ldap/static-roles';
 import { rotateDueKeys } from './engines/transit/rotation';
 import { secretsCore } from './service';
 
@@ -19,6 +20,13 @@ export const SECRETS_JOBS: readonly BackgroundJob[] = [
     name: 'secrets.database.rotate',
     intervalMs: 5_000,
     run: async (engine) => rotateDueStaticRoles(engine, await secretsCore(engine)),
+  },
+  {
+    // Static roles of the ldap engine whose rotation_period elapsed get a new password (two-phase,
+    // see engines/directory/rotation.ts); due times are stored, so a restart resumes the schedule.
+    name: 'secrets.ldap.rotate',
+    intervalMs: 5_000,
+    run: async (engine) => rotateDueStaticAccounts(engine, await secretsCore(engine)),
   },
   {
     // Transit keys with an auto_rotate_period get a new version once it has passed.

@@ -1,6 +1,6 @@
 import { startSecrets, SecretsTestServer } from './helpers';
 import { rfc3339 } from '../../../src/engine/secrets/core/durations';
-import { COMPLEXITY_PREFIX } from '../../../src/engine/secrets/engines/ad/rotation';
+import { COMPLEXITY_PREFIX } from '../../../src/engine/secrets/engines/directory/rotation';
 import { secretsCore } from '../../../src/engine/secrets/service';
 import { storedText } from '../../helpers/raw-db';
 import { adAccount, haveSlapd, openldapAccount, Slapd, startSlapd } from '../../helpers/slapd';

@@ -93,10 +93,14 @@ function matchSegments(want: readonly string[], have: readonly string[]): Record
   for (let i = 0; i < want.length; i++) {
     const w = want[i];
     if (w.startsWith('*')) {
-      const rest = have.slice(i).join('/');
-      if (!rest) return undefined;
-      params[w.slice(1)] = rest;
-      return params;
+      // `*x` takes what the segments after it leave (`library/*name/check-in`): at least one.
+      const tail = want.slice(i + 1);
+      const end = have.length - tail.length;
+      if (end <= i) return undefined;
+      const after = matchSegments(tail, have.slice(end));
+      if (!after) return undefined;
+      params[w.slice(1)] = have.slice(i, end).join('/');
+      return { ...params, ...after };
     }
     if (i >= have.length) return undefined;
     if (w.startsWith(':')) params[w.slice(1)] = have[i];

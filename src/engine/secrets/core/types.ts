@@ -162,7 +162,7 @@ export type Handler<B = any, Q = any> = (req: SecretsRequest<B, Q>) => Promise<S
 
 /** One path of an engine's route table (relative to its mount), Vault's framework.Path. */
 export interface EngineRoute {
-  /** `role/:name`, `config`, `creds/:name`, `cert/*serial`; `:x` is one segment, `*x` the rest. */
+  /** `role/:name`, `config`, `creds/:name`, `cert/*serial`; `:x` is one segment, `*x` one or more (all up to the fixed segments after it). */
   readonly pattern: string;
   /** Input of writes (POST, PUT, PATCH): the JSON body (or form fields). */
   readonly body?: z.ZodType;

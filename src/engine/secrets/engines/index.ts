@@ -6,6 +6,7 @@ import { cubbyholeEngine } from './cubbyhole';
 import { databaseEngine } from './database';
 import { jwtEngine } from './jwt';
 import { kvEngine } from './kv';
+import { ldapEngine } from './ldap';
 import { pkiEngine } from './pki';
 import { rabbitmqEngine } from './rabbitmq';
 import { sshEngine } from './ssh';
@@ -41,6 +42,9 @@ export const ENGINE_TYPES: readonly EngineType[] = [
   kvEngine,
   cubbyholeEngine,
   transitEngine,
+  ldapEngine,
+  // The public service registers its directory engine under both names.
+  { ...ldapEngine, type: 'openldap' },
   ...planned,
 ];
 

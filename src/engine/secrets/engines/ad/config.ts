@@ -1,17 +1,15 @@
-import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { Pending } from './rotation';
 import { duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
+import { PLACEHOLDER } from '../directory/rotation';
+import { checkConnection, DirectoryConfig, TLS_VERSIONS } from '../directory/settings';
 
 /** The public service's defaults: passwords live 32 days; a fixed complexity prefix without a formatter. */
 const DEFAULT_TTL = 32 * 24 * 3600;
 export const MIN_LENGTH = 14;
-export const PLACEHOLDER = '{{PASSWORD}}';
 /** The shortest random part a formatter may leave (length minus the formatter's fixed text). */
 export const MIN_RANDOM = 8;
-const TLS_VERSIONS = ['tls10', 'tls11', 'tls12', 'tls13'] as const;
 
 const ConfigBody = z.object({
   ttl: duration().optional(),
@@ -35,30 +33,14 @@ const ConfigBody = z.object({
 });
 
 /** The engine's configuration, stored sealed at `config` (the bind password included). */
-export interface AdConfig {
+export interface AdConfig extends DirectoryConfig {
   readonly ttl: number;
   readonly max_ttl: number;
   readonly length: number;
   readonly formatter: string;
-  readonly url: string;
-  readonly case_sensitive_names: boolean;
-  readonly request_timeout: number;
-  readonly starttls: boolean;
-  readonly insecure_tls: boolean;
-  readonly certificate: string;
-  readonly binddn: string;
-  readonly bindpass: string;
-  readonly userdn: string;
-  readonly upndomain: string;
   readonly last_rotation_tolerance: number;
-  readonly tls_min_version: (typeof TLS_VERSIONS)[number];
-  readonly tls_max_version: (typeof TLS_VERSIONS)[number];
   /** The directory's dialect: `ad` (unicodePwd, pwdLastSet, UPN) or `openldap` (userPassword, pwdChangedTime). */
   readonly schema: 'ad' | 'openldap';
-  /** A root rotation under way (rotation.ts). */
-  readonly pending?: Pending;
-  /** When Hangar last set the bind password itself (rotate-root), epoch ms. */
-  readonly root_rotated_at?: number;
 }
 
 const DEFAULTS: Omit<AdConfig, 'binddn' | 'bindpass'> = {
@@ -91,11 +73,6 @@ export async function requireConfig(store: SecretsRequest['store']): Promise<AdC
   return config;
 }
 
-/** The URLs of `url`, in the order they are tried. */
-export function urlsOf(config: Pick<AdConfig, 'url'>): string[] {
-  return config.url.split(',').map((u) => u.trim()).filter((u) => u !== '');
-}
-
 function check(c: AdConfig): void {
   if (!c.binddn) throw badInput('binddn is required: the DN Hangar binds as to manage passwords');
   if (!c.bindpass) throw badInput('bindpass is required: the password of binddn');
@@ -107,27 +84,7 @@ function check(c: AdConfig): void {
     if (random < MIN_RANDOM) throw badInput(`formatter: leaves ${random} random characters at length ${c.length}; raise length or shorten the formatter (at least ${MIN_RANDOM})`);
   }
   if (c.max_ttl && c.ttl > c.max_ttl) throw badInput(`ttl (${c.ttl}) must not exceed max_ttl (${c.max_ttl})`);
-  const urls = urlsOf(c);
-  if (urls.length === 0) throw badInput('url: give at least one LDAP URL');
-  for (const u of urls) {
-    let parsed: URL;
-    try {
-      parsed = new URL(u);
-    } catch {
-      throw badInput(`url: "${u}" is not a URL`);
-    }
-    if (parsed.protocol !== 'ldap:' && parsed.protocol !== 'ldaps:') throw badInput(`url: "${u}" must be an ldap:// or ldaps:// URL`);
-  }
-  if (c.certificate) {
-    try {
-      new X509Certificate(c.certificate);
-    } catch {
-      throw badInput('certificate: not a PEM certificate');
-    }
-  }
-  if (TLS_VERSIONS.indexOf(c.tls_min_version) > TLS_VERSIONS.indexOf(c.tls_max_version)) {
-    throw badInput(`tls_min_version (${c.tls_min_version}) must not be above tls_max_version (${c.tls_max_version})`);
-  }
+  checkConnection(c);
 }
 
 /** What a read shows: every setting but the bind password. */

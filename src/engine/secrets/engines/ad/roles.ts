@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { AdConfig, readConfig, requireConfig } from './config';
-import { Directory } from './directory';
-import { accountKey, checkAccountName, libraryOwner, listResponse, NAME, roleUsing } from './names';
-import { generatePassword, lock, Pending, rotate, stalePending } from './rotation';
 import { duration, rfc3339 } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
+import { Directory } from '../directory/directory';
+import { AD_ROLES, accountKey, checkAccountName, libraryOwner, listResponse, NAME, roleUsing } from '../directory/names';
+import { generatePassword, lock, Pending, rotate, stalePending } from '../directory/rotation';
 
 const RoleBody = z.object({
   service_account_name: z.string().optional(),
@@ -62,7 +62,7 @@ async function writeRole(req: SecretsRequest<z.infer<typeof RoleBody>>): Promise
     const owner = await libraryOwner(store, config, account);
     if (owner) throw badInput(`service_account_name: "${account}" belongs to library set "${owner}"; an account serves one role or one set`);
     // Two roles rotating one account would each invalidate the other's password.
-    const other = await roleUsing(store, config, account);
+    const other = await roleUsing(store, config, account, AD_ROLES);
     if (other && other !== name) throw badInput(`service_account_name: "${account}" is the account of role "${other}"; an account serves one role or one set`);
     const changed = existing && accountKey(config, existing.service_account_name) !== accountKey(config, account);
     // A new account starts over: its first credentials read sets a password Hangar knows.

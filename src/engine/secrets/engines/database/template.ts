@@ -4,16 +4,26 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
  * Vault's username templates (sdk/helper/template): Go text/template with the functions Vault
  * adds. Supported here: `{{ .Field }}`, pipelines with `|`, parentheses, string and number
  * literals, and the functions printf (%s %d %v), truncate, truncate_sha256, uppercase, lowercase,
- * replace, sha256, base64, random, uuid, unix_time, unix_time_millis.
+ * replace, sha256, base64, random, uuid, unix_time, unix_time_millis. Callers may add functions
+ * (the `ldap` engine's LDIF templates add `utf16le`).
  */
 
-type Value = string | number;
+/** Text, a number, or bytes (what `utf16le` makes, for `base64` to encode). */
+type Value = string | number | Buffer;
+/** A template function: its arguments (a piped value last) and the render's time. */
+export type Fn = (args: Value[], now: number) => Value;
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-const FUNCTIONS: Record<string, (args: Value[], now: number) => Value> = {
+const FUNCTIONS: Record<string, Fn> = {
   printf: ([format, ...args]) => {
     let i = 0;
-    return String(format).replace(/%([sdv%])/g, (_m, verb: string) => (verb === '%' ? '%' : String(args[i++] ?? '%!' + verb + '(MISSING)')));
+    return String(format).replace(/%([sdvq%])/g, (_m, verb: string) => {
+      if (verb === '%') return '%';
+      const arg = args[i++];
+      if (arg === undefined) return `%!${verb}(MISSING)`;
+      // %q: a double-quoted string with Go's escapes (JSON's for the characters a password holds).
+      return verb === 'q' ? JSON.stringify(String(arg)) : String(arg);
+    });
   },
   truncate: ([n, s]) => String(s).slice(0, Number(n)),
   truncate_sha256: ([n, s]) => {
@@ -26,7 +36,7 @@ const FUNCTIONS: Record<string, (args: Value[], now: number) => Value> = {
   lowercase: ([s]) => String(s).toLowerCase(),
   replace: ([from, to, s]) => String(s).split(String(from)).join(String(to)),
   sha256: ([s]) => createHash('sha256').update(String(s)).digest('hex'),
-  base64: ([s]) => Buffer.from(String(s)).toString('base64'),
+  base64: ([s]) => (Buffer.isBuffer(s) ? s : Buffer.from(String(s))).toString('base64'),
   random: ([n]) => {
     let out = '';
     for (let i = 0; i < Number(n); i++) out += ALPHANUMERIC[randomInt(ALPHANUMERIC.length)];
@@ -72,7 +82,7 @@ function tokensOf(action: string): Token[] {
   return tokens;
 }
 
-function evaluate(action: string, fields: Readonly<Record<string, string>>, now: number): Value {
+function evaluate(action: string, fields: Readonly<Record<string, string>>, now: number, extra: Readonly<Record<string, Fn>>): Value {
   const tokens = tokensOf(action);
   let pos = 0;
   const operand = (): Value => {
@@ -93,7 +103,7 @@ function evaluate(action: string, fields: Readonly<Record<string, string>>, now:
     throw new Error(`unexpected "${t.value}"`);
   };
   const call = (name: string, args: Value[], piped: Value | undefined): Value => {
-    const fn = FUNCTIONS[name];
+    const fn = extra[name] ?? FUNCTIONS[name];
     if (!fn) throw new Error(`function "${name}" is not defined`);
     return fn(piped === undefined ? args : [...args, piped], now);
   };
@@ -122,7 +132,12 @@ function evaluate(action: string, fields: Readonly<Record<string, string>>, now:
 }
 
 /** Renders a template; throws `username_template: ...` style messages (without the field name). */
-export function renderTemplate(template: string, fields: Readonly<Record<string, string>>, now: number): string {
+export function renderTemplate(
+  template: string,
+  fields: Readonly<Record<string, string>>,
+  now: number,
+  extra: Readonly<Record<string, Fn>> = {},
+): string {
   let out = '';
   let rest = template;
   for (;;) {
@@ -132,7 +147,7 @@ export function renderTemplate(template: string, fields: Readonly<Record<string,
     if (close < 0) throw new Error('an action has no closing "}}"');
     out += rest.slice(0, open);
     const action = rest.slice(open + 2, close).replace(/^-\s|\s-$/g, '');
-    out += String(evaluate(action, fields, now));
+    out += String(evaluate(action, fields, now, extra));
     rest = rest.slice(close + 2);
   }
 }

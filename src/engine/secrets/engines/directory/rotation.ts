@@ -1,11 +1,11 @@
 import { randomInt } from 'node:crypto';
-import type { AdConfig } from './config';
-import { PLACEHOLDER } from './config';
 import { recordSecret } from '../../../leak-watch';
 import type { MountStore } from '../../core/store';
 import type { EngineContext } from '../../core/types';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Where a formatter puts the random part. */
+export const PLACEHOLDER = '{{PASSWORD}}';
 /** The public service's fixed prefix: one of each class a directory's complexity rule asks for. */
 export const COMPLEXITY_PREFIX = '?@09AZ';
 
@@ -16,7 +16,7 @@ function random(n: number): string {
 }
 
 /** A new password of `length` characters: the formatter's text around a random part, else the prefix and a random part. */
-export function generatePassword(config: Pick<AdConfig, 'length' | 'formatter'>): string {
+export function generatePassword(config: { readonly length: number; readonly formatter: string }): string {
   const password = config.formatter
     ? config.formatter.replace(PLACEHOLDER, random(config.length - (config.formatter.length - PLACEHOLDER.length)))
     : COMPLEXITY_PREFIX + random(config.length - COMPLEXITY_PREFIX.length);
