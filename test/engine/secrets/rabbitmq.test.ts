@@ -230,7 +230,7 @@ describeRabbit('rabbitmq secrets engine on a real RabbitMQ', () => {
       expect((await s.v('POST', 'broker/config/connection', { ...connection(), password_policy: 'digits' })).status).toBe(204);
       const missingPolicy = await s.v('GET', 'broker/creds/r');
       expect(missingPolicy.status).toBe(400);
-      expect(missingPolicy.body.errors.join()).toMatch(/password_policy: password policy "digits" does not exist/);
+      expect(missingPolicy.body.errors.join()).toMatch(/password_policy: no password policy found \(password policy "digits" does not exist\)/);
       expect((await s.v('PUT', 'sys/policies/password/digits', { policy: 'length = 12\nrule "charset" { charset = "0123456789" }' })).status).toBe(204);
       const creds = await s.v('GET', 'broker/creds/r');
       expect(creds.body.data.password).toMatch(/^\d{12}$/);
