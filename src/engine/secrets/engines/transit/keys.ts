@@ -27,8 +27,8 @@ const ConfigBody = z.object({
   auto_rotate_period: duration().optional(),
 });
 
-/** Vault: an automatic rotation period is 0 (off) or at least an hour. */
-function checkRotatePeriod(seconds: number | undefined): void {
+/** Vault: an automatic rotation period is 0 (off) or at least an hour (transit keys, transform's tokenization keys). */
+export function checkRotatePeriod(seconds: number | undefined): void {
   if (seconds !== undefined && seconds !== 0 && seconds < 3600) throw badInput('auto_rotate_period: must be 0 (never) or at least 1h');
 }
 
