@@ -13,7 +13,7 @@ import {
   StoredConnection,
   withLock,
 } from './store';
-import { checkTemplate } from './template';
+import { checkTemplate, USERNAME_FIELDS } from './template';
 import { commaList, duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
@@ -99,7 +99,7 @@ function merge(existing: StoredConnection | undefined, b: ConfigBody, raw: unkno
   const problem = plugin.check(conn.settings);
   if (problem) throw badInput(problem);
   if (conn.username_template) {
-    const bad = checkTemplate(conn.username_template, ['DisplayName', 'RoleName']);
+    const bad = checkTemplate(conn.username_template, USERNAME_FIELDS);
     if (bad) throw badInput(`username_template: ${bad}`);
   }
   return conn;
