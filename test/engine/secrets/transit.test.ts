@@ -362,7 +362,12 @@ describe.each(STORAGE_KINDS)('transit engine (%s)', (kind) => {
     expect([small.status, small.body.errors[0]]).toEqual([400, 'size: must be 0 or a value greater or equal to 10']);
 
     // hmac keys show their size (Terraform reads it), 32 bytes unless asked; Vault takes 32 to 512.
-    expect((await t('keys/mac-default', { type: 'hmac' })).key_size).toBe(32);
+    const mac = await t('keys/mac-default', { type: 'hmac' });
+    expect([mac.key_size, mac.keys]).toEqual([32, undefined]);
+    // Asymmetric versions: Vault's names (Go's curve names for ECDSA) and an empty certificate chain.
+    for (const [type, name] of [['ecdsa-p384', 'P-384'], ['ed25519', 'ed25519'], ['rsa-2048', 'rsa-2048']]) {
+      expect((await t(`keys/names-${type}`, { type })).keys['1']).toMatchObject({ name, certificate_chain: '', public_key: expect.any(String) });
+    }
     expect((await t('keys/mac-big', { type: 'hmac', key_size: 128 })).key_size).toBe(128);
     expect((await t('keys/mac-big/rotate')).key_size).toBe(128);
     expect((await s.v('POST', 'transit/keys/mac-small', { type: 'hmac', key_size: 16 })).status).toBe(400);

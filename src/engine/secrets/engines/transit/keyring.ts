@@ -204,12 +204,17 @@ export function publicKeyText(type: KeyType, v: KeyVersion): string {
   return pub.export({ type: 'spki', format: 'pem' }).toString();
 }
 
+/** The `name` Vault gives an asymmetric key's versions (Go's curve names for ECDSA). */
+const ASYMMETRIC_NAMES: Partial<Record<KeyType, string>> = { 'ecdsa-p256': 'P-256', 'ecdsa-p384': 'P-384', 'ecdsa-p521': 'P-521' };
+
 /** The key's read response. */
 export function keyInfo(ring: Keyring): Record<string, unknown> {
+  // Vault: creation times (seconds) of symmetric keys; name, public key and certificate chain of
+  // asymmetric ones; nothing for hmac keys.
   const keys: Record<string, unknown> = {};
   for (const [n, v] of Object.entries(ring.versions)) {
     keys[n] = v.privateKey
-      ? { creation_time: new Date(v.created).toISOString(), name: ring.type.split('-')[0], public_key: publicKeyText(ring.type, v) }
+      ? { certificate_chain: '', creation_time: new Date(v.created).toISOString(), name: ASYMMETRIC_NAMES[ring.type] ?? ring.type, public_key: publicKeyText(ring.type, v) }
       : Math.floor(v.created / 1000);
   }
   return {
@@ -219,7 +224,7 @@ export function keyInfo(ring: Keyring): Record<string, unknown> {
     derived: ring.derived,
     exportable: ring.exportable,
     imported_key: false,
-    keys,
+    ...(ring.type === 'hmac' ? {} : { keys }),
     latest_version: ring.latestVersion,
     min_available_version: ring.minAvailableVersion ?? 0,
     min_decryption_version: ring.minDecryptionVersion,
