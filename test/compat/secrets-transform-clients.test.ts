@@ -9,5 +9,5 @@ describeOfficialClients('transform engine with the official clients', () => secr
   goPackages: ['./transform/...'],
   pythonFiles: ['test_vault_transform.py'],
   checkGo: (output) => expect(output).toMatch(/--- PASS: TestTransformEngine/),
-  checkPython: (output) => expect(output).toMatch(/3 passed/),
+  checkPython: (output) => expect(output).toMatch(/4 passed/),
 });

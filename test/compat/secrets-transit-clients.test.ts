@@ -9,5 +9,5 @@ describeOfficialClients('transit engine with the official clients', () => secret
   goPackages: ['./transit/...'],
   pythonFiles: ['test_vault_transit.py'],
   checkGo: (output) => expect(output).toMatch(/--- PASS: TestTransitEngine/),
-  checkPython: (output) => expect(output).toMatch(/2 passed/),
+  checkPython: (output) => expect(output).toMatch(/3 passed/),
 });

@@ -1,6 +1,7 @@
 import type { BackgroundJob } from '../background';
 import { rotateDueStaticRoles } from './engines/database/static-roles';
 import { rotateDueStaticAccounts } from './engines/ldap/static-roles';
+import { rotateDueTokenizationKeys } from './engines/transform/tokenization-keys';
 import { rotateDueKeys } from './engines/transit/rotation';
 import { secretsCore } from './service';
 
@@ -33,5 +34,11 @@ export const SECRETS_JOBS: readonly BackgroundJob[] = [
     name: 'secrets.transit.rotate',
     intervalMs: 60_000,
     run: async (engine) => rotateDueKeys(engine, await secretsCore(engine)),
+  },
+  {
+    // Transform's tokenization keys with an auto_rotate_period get a new version once it has passed.
+    name: 'secrets.transform.rotate',
+    intervalMs: 60_000,
+    run: async (engine) => rotateDueTokenizationKeys(engine, await secretsCore(engine)),
   },
 ];

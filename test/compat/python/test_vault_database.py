@@ -55,6 +55,8 @@ def test_connection_read_list_and_verification(client):
     assert conn["plugin_name"] == "postgresql-database-plugin"
     assert conn["allowed_roles"] == ["ro", "static-hvac"]
     assert "password" not in conn["connection_details"]
+    # connection_details: only what was sent (no pool defaults the client never wrote).
+    assert set(conn["connection_details"]) == {"connection_url", "username"}
     assert db.list_connections(mount_point=MOUNT)["data"]["keys"] == ["pg"]
     with pytest.raises(hvac.exceptions.InvalidRequest, match="could not verify the connection"):
         db.configure("bad", "postgresql-database-plugin", mount_point=MOUNT,
@@ -136,3 +138,26 @@ def test_password_policy(client):
     assert client.adapter.get("/v1/sys/policies/password/hvac-abc")["data"]["policy"] == policy
     password = client.adapter.get("/v1/sys/policies/password/hvac-abc/generate")["data"]["password"]
     assert len(password) == 16 and set(password) <= set("abc")
+
+
+def test_password_policy_looked_up_when_issuing_and_mysql_variants(client):
+    db = client.secrets.database
+    # A connection may name a password policy that does not exist yet.
+    db.configure(
+        "mysql-rds", "mysql-rds-database-plugin", allowed_roles=["rds"], mount_point=MOUNT, password_policy="later-hvac",
+        connection_url=os.environ["MYSQL_DSN_TEMPLATE"], username=os.environ["MYSQL_ADMIN_USER"],
+        password=os.environ["MYSQL_ADMIN_PASSWORD"],
+    )
+    assert db.read_connection("mysql-rds", mount_point=MOUNT)["data"]["password_policy"] == "later-hvac"
+    db.create_role("rds", "mysql-rds", ["CREATE USER '{{name}}'@'%' IDENTIFIED BY '{{password}}';"], mount_point=MOUNT)
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="no password policy found"):
+        db.generate_credentials("rds", mount_point=MOUNT)
+    policy = 'length = 24\nrule "charset" { charset = "abcdefghij" }'
+    client.adapter.put("/v1/sys/policies/password/later-hvac", json={"policy": policy})
+    creds = db.generate_credentials("rds", mount_point=MOUNT)
+    assert len(creds["data"]["username"]) <= 16
+    assert mysql(creds["data"]["username"], creds["data"]["password"], "SELECT 1")[0] == 0
+    client.sys.revoke_lease(creds["lease_id"])
+    db.delete_role("rds", mount_point=MOUNT)
+    db.delete_connection("mysql-rds", mount_point=MOUNT)
+    client.adapter.delete("/v1/sys/policies/password/later-hvac")

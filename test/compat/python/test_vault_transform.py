@@ -34,7 +34,7 @@ def test_objects_and_reads(client):
     t.create_or_update_masking_transformation("ssn-mask", "builtin/socialsecuritynumber", masking_character="X", allowed_roles=["app"], mount_point=MOUNT)
     t.create_or_update_tokenization_transformation("tok", max_ttl=3600, allowed_roles=["app"], mount_point=MOUNT)
     read = t.read_transformation("hex-fpe", mount_point=MOUNT)["data"]
-    assert read == {"type": "fpe", "templates": ["hexid"], "tweak_source": "generated", "allowed_roles": ["app"]}
+    assert read == {"type": "fpe", "templates": ["hexid"], "tweak_source": "generated", "allowed_roles": ["app"], "deletion_allowed": False}
     assert sorted(t.list_transformations(mount_point=MOUNT)["data"]["keys"]) == ["hex-fpe", "ssn-fpe", "ssn-mask", "tok"]
     t.create_or_update_role("app", ["hex-fpe", "ssn-fpe", "ssn-mask", "tok"], mount_point=MOUNT)
     assert t.read_role("app", mount_point=MOUNT)["data"] == {"transformations": ["hex-fpe", "ssn-fpe", "ssn-mask", "tok"]}
@@ -87,3 +87,25 @@ def test_store_and_deletes(client):
     t.delete_template("hexid", mount_point=MOUNT)
     t.delete_alphabet("hexlower", mount_point=MOUNT)
     assert t.list_transformations(mount_point=MOUNT) is None or t.list_transformations(mount_point=MOUNT).get("data", {}).get("keys") in (None, [])
+
+
+def test_tokenization_keys_and_late_templates(client):
+    t = client.secrets.transform
+    t.create_or_update_tokenization_transformation("tok-keys", allowed_roles=["tok-keys"], mount_point=MOUNT)
+    t.create_or_update_role("tok-keys", ["tok-keys"], mount_point=MOUNT)
+    assert "tok-keys" in t.list_tokenization_key_configuration(mount_point=MOUNT)["data"]["keys"]
+    first = t.encode("tok-keys", value="first", mount_point=MOUNT)["data"]["encoded_value"]
+    t.rotate_tokenization_key("tok-keys", mount_point=MOUNT)
+    key = t.read_tokenization_key_configuration("tok-keys", mount_point=MOUNT)["data"]
+    assert key["latest_version"] == 2 and key["min_decryption_version"] == 1
+    assert t.decode("tok-keys", value=first, mount_point=MOUNT)["data"]["decoded_value"] == "first"
+    t.update_tokenization_key_config("tok-keys", min_decryption_version=2, mount_point=MOUNT)
+    with pytest.raises(hvac.exceptions.InvalidRequest):
+        t.decode("tok-keys", value=first, mount_point=MOUNT)
+    t.trim_tokenization_key_version("tok-keys", min_available_version=2, mount_point=MOUNT)
+    assert t.read_tokenization_key_configuration("tok-keys", mount_point=MOUNT)["data"]["min_available_version"] == 2
+    # A transformation may name a template made later.
+    t.create_or_update_masking_transformation("late", "late-template", allowed_roles=["tok-keys"], mount_point=MOUNT)
+    t.create_or_update_template("late-template", "regex", r"(\d+)", "builtin/numeric", mount_point=MOUNT)
+    template = t.read_template("late-template", mount_point=MOUNT)["data"]
+    assert template["encode_format"] == "" and template["decode_formats"] == {}

@@ -97,8 +97,10 @@ run('database secrets engine', () => {
         plugin_name: 'postgresql-database-plugin',
         allowed_roles: ['ro', 'ro-*', 'static-*', 'fail'],
         verify_connection: true,
-        connection_details: { connection_url: pg.urlTemplate, username: 'hangar', max_open_connections: 4 },
       });
+      // connection_details: the plugin's fields as sent (Vault's), nothing the client never sent, never the password.
+      expect(read.body.data.connection_details).toEqual({ connection_url: pg.urlTemplate, username: 'hangar' });
+      expect(read.body.data).toMatchObject({ plugin_version: '', password_policy: '', skip_static_role_import_rotation: false, rotation_period: 0, rotation_schedule: '' });
       expect(read.text).not.toContain(pg.adminPassword);
       expect((await s.v('LIST', 'database/config')).body.data.keys).toEqual(['my', 'pg']);
 
@@ -117,7 +119,6 @@ run('database secrets engine', () => {
         [{ ...pgConfig(), password: 'wrong' }, /error creating database object: could not verify the connection: .*password/],
         [{ ...pgConfig(), connection_url: `postgresql://{{username}}:{{password}}@127.0.0.1:${port}/app` }, /could not verify the connection/],
         [{ ...pgConfig(), username_template: '{{ .Nope }}' }, /username_template: unknown field \.Nope/],
-        [{ ...pgConfig(), password_policy: 'missing' }, /password_policy: password policy "missing" does not exist/],
         [{ ...myConfig(), connection_url: 'nonsense' }, /connection_url: use a DSN/],
       ];
       for (const [body, message] of cases) {
@@ -334,6 +335,58 @@ run('database secrets engine', () => {
       expect((await s.v('POST', 'database/config/pg', { password_policy: '' })).status).toBe(204);
       expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
       expect((await s.v('DELETE', 'sys/policies/password/hex')).status).toBe(204);
+    });
+
+    test('connection_details echo what was written, as written; an update merges; a password policy is looked up when issuing', async () => {
+      const sent = {
+        ...pgConfig(),
+        max_idle_connections: '3',
+        max_connection_lifetime: '5m',
+        disable_escaping: true,
+        password_authentication: 'scram-sha-256',
+        verify_connection: false,
+        password_policy: 'later',
+      };
+      expect((await s.v('POST', 'database/config/echo', sent)).status).toBe(204);
+      const details = {
+        connection_url: pg.urlTemplate,
+        username: 'hangar',
+        max_idle_connections: '3',
+        max_connection_lifetime: '5m',
+        disable_escaping: true,
+        password_authentication: 'scram-sha-256',
+      };
+      const read = (await s.v('GET', 'database/config/echo')).body.data;
+      expect([read.connection_details, read.password_policy, read.verify_connection]).toEqual([details, 'later', false]);
+      expect((await s.v('POST', 'database/config/echo', { max_open_connections: 7 })).status).toBe(204);
+      expect((await s.v('GET', 'database/config/echo')).body.data.connection_details).toEqual({ ...details, max_open_connections: 7 });
+      // The policy named does not exist yet: the write was accepted, issuing fails with Vault's message.
+      expect((await s.v('POST', 'database/roles/echo-ro', { db_name: 'echo', creation_statements: PG_CREATE })).status).toBe(204);
+      expect((await s.v('POST', 'database/config/echo', { allowed_roles: 'echo-ro' })).status).toBe(204);
+      const missing = await s.v('GET', 'database/creds/echo-ro');
+      expect([missing.status, missing.body.errors[0]]).toEqual([400, expect.stringMatching(/^password_policy: failed to generate password: no password policy found/)]);
+      expect((await s.v('PUT', 'sys/policies/password/later', { policy: 'length = 20\nrule "charset" { charset = "abcdefgh" }' })).status).toBe(204);
+      const creds = (await s.v('GET', 'database/creds/echo-ro')).body;
+      expect(creds.data.password).toMatch(/^[a-h]{20}$/);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+      expect((await s.v('DELETE', 'database/roles/echo-ro')).status).toBe(204);
+      expect((await s.v('DELETE', 'database/config/echo')).status).toBe(204);
+      expect((await s.v('DELETE', 'sys/policies/password/later')).status).toBe(204);
+    });
+
+    test('MySQL variants (legacy, RDS, Aurora): the same plugin with 16-character usernames', async () => {
+      for (const plugin of ['mysql-legacy-database-plugin', 'mysql-rds-database-plugin', 'mysql-aurora-database-plugin']) {
+        expect((await s.v('POST', 'database/config/my-variant', { ...myConfig(), plugin_name: plugin })).status).toBe(204);
+        expect((await s.v('GET', 'database/config/my-variant')).body.data.plugin_name).toBe(plugin);
+        expect((await s.v('POST', 'database/roles/variant-ro', { db_name: 'my-variant', creation_statements: MY_CREATE })).status).toBe(204);
+        const creds = (await s.v('GET', 'database/creds/variant-ro')).body;
+        // Vault's DefaultLegacyUserNameTemplate: "v-" + the role's first 4 characters + random, cut to 16.
+        expect([plugin, creds.data.username]).toEqual([plugin, expect.stringMatching(/^v-vari-[A-Za-z0-9]{9}$/)]);
+        expect((await my.mysql(creds.data.username, creds.data.password, 'SELECT 1')).status).toBe(0);
+        expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.lease_id })).status).toBe(204);
+        expect((await s.v('DELETE', 'database/roles/variant-ro')).status).toBe(204);
+        expect((await s.v('DELETE', 'database/config/my-variant')).status).toBe(204);
+      }
     });
 
     test('MariaDB: dynamic credentials with grants, default revocation, static rotation', async () => {

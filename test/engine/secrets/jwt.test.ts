@@ -39,7 +39,12 @@ describe.each(STORAGE_KINDS)('auth/jwt (%s)', (kind) => {
 
   test('config: exactly one key source, clear errors, the client secret never shown', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{}, /exactly one of 'jwt_validation_pubkeys', 'jwks_url' or 'oidc_discovery_url' must be set/],
+      [{}, /exactly one of 'jwt_validation_pubkeys', 'jwks_url', 'jwks_pairs' or 'oidc_discovery_url' must be set/],
+      [{ jwks_url: 'http://127.0.0.1:1/jwks', jwks_pairs: [{ jwks_url: 'http://127.0.0.1:1/jwks' }] }, /exactly one of/],
+      [{ jwks_pairs: [{ jwks_url: 'http://127.0.0.1:1/jwks' }], jwks_ca_pem: 'x' }, /^jwks_ca_pem: CA PEM must be provided as part of the 'jwks_pairs'/],
+      [{ jwks_pairs: [{ jwks_url: 'ftp://x' }] }, /^jwks_pairs\[0\]\.jwks_url: "ftp:\/\/x" must be an http\(s\) URL/],
+      [{ jwks_pairs: [{ jwks_url: 'http://127.0.0.1:1/jwks', jwks_ca_pem: 'x' }] }, /^jwks_pairs\[0\]\.jwks_ca_pem: not a PEM certificate/],
+      [{ jwks_pairs: [{ jwks_url: 'http://127.0.0.1:1/jwks' }] }, /^error checking jwks URL http:\/\/127\.0\.0\.1:1\/jwks: cannot reach/],
       [{ jwks_url: 'http://127.0.0.1:1/jwks', jwt_validation_pubkeys: [key.publicPem] }, /exactly one of/],
       [{ jwt_validation_pubkeys: ['not a key'] }, /jwt_validation_pubkeys\[0\]: not a PEM public key/],
       [{ jwks_url: 'ftp://x' }, /jwks_url: "ftp:\/\/x" must be an http\(s\) URL/],
@@ -333,6 +338,54 @@ describe('JWKS over HTTPS with a private CA (jwks_ca_pem)', () => {
     } finally {
       await s.close();
       await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('jwks_pairs: several JWKS URLs, each with its own CA (Vault 1.16+)', () => {
+  /** An HTTPS JWKS server with a certificate of its own (its CA for the pair). */
+  async function tlsJwks(key: TestKey) {
+    const dir = tempDir();
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
+      '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+    ], { stdio: 'pipe' });
+    const ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    const server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: ca }, (_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [key.publicJwk] }));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { url: `https://127.0.0.1:${(server.address() as AddressInfo).port}/jwks`, ca, close: () => new Promise((r) => server.close(r)) };
+  }
+
+  test('a token signed by a key of any of the sets logs in; each fetch trusts only its own CA; read shows the pairs', async () => {
+    const [ka, kb] = [await newKey('pair-a', 'ES256'), await newKey('pair-b', 'RS256')];
+    const [a, b] = [await tlsJwks(ka), await tlsJwks(kb)];
+    const s = await startSecrets('sqlite');
+    try {
+      // The other pair's CA does not vouch for this server: refused when the config is written.
+      const crossed = await s.v('POST', 'auth/jwt/config', { jwks_pairs: [{ jwks_url: a.url, jwks_ca_pem: b.ca }] });
+      expect([crossed.status, crossed.body.errors[0]]).toEqual([400, expect.stringMatching(/^error checking jwks URL https:.*certificate/i)]);
+      const pairs = [{ jwks_url: a.url, jwks_ca_pem: a.ca }, { jwks_url: b.url, jwks_ca_pem: b.ca }];
+      expect((await s.v('POST', 'auth/jwt/config', { jwks_pairs: pairs })).status).toBe(204);
+      const read = (await s.v('GET', 'auth/jwt/config')).body.data;
+      expect([read.jwks_pairs, read.jwks_url, read.jwks_ca_pem]).toEqual([pairs, '', '']);
+      await s.v('POST', 'auth/jwt/role/r', { role_type: 'jwt', user_claim: 'sub', bound_subject: 'svc' });
+      for (const k of [ka, kb]) {
+        const jwt = await sign(k, { sub: 'svc' }, s.clock.now());
+        expect((await s.v('POST', 'auth/jwt/login', { role: 'r', jwt }, null)).status).toBe(200);
+      }
+      const rogue = await newKey('pair-c', 'ES256');
+      const refused = await s.v('POST', 'auth/jwt/login', { role: 'r', jwt: await sign(rogue, { sub: 'svc' }, s.clock.now()) }, null);
+      expect([refused.status, refused.body.errors[0]]).toEqual([400, expect.stringMatching(/no key in the provider's JWKS matches this token \(kid "pair-c"\)/)]);
+      // Another source replaces the pairs.
+      expect((await s.v('POST', 'auth/jwt/config', { jwks_url: a.url, jwks_ca_pem: a.ca })).status).toBe(204);
+      expect((await s.v('GET', 'auth/jwt/config')).body.data.jwks_pairs).toEqual([]);
+    } finally {
+      await s.close();
+      await Promise.all([a.close(), b.close()]);
     }
   });
 });

@@ -63,7 +63,7 @@ describeRabbit('rabbitmq secrets engine on a real RabbitMQ', () => {
       expect((await s.v('POST', 'rabbitmq/config/connection', { ...connection(), password: 'wrong-password', verify_connection: false })).status).toBe(204);
       expect((await s.v('POST', 'rabbitmq/config/connection', connection())).status).toBe(204);
       const read = await s.v('GET', 'rabbitmq/config/connection');
-      expect(read.body.data).toEqual({ connection_uri: rabbit.managementUrl, username: rabbit.username, verify_connection: true, password_policy: '' });
+      expect(read.body.data).toEqual({ connection_uri: rabbit.managementUrl, username: rabbit.username, verify_connection: true, password_policy: '', username_template: '' });
       expect(read.text).not.toContain(rabbit.password);
       expect(await storedText(s.engine.storage, s.dataDir)).not.toContain(rabbit.password);
     });
@@ -230,11 +230,27 @@ describeRabbit('rabbitmq secrets engine on a real RabbitMQ', () => {
       expect((await s.v('POST', 'broker/config/connection', { ...connection(), password_policy: 'digits' })).status).toBe(204);
       const missingPolicy = await s.v('GET', 'broker/creds/r');
       expect(missingPolicy.status).toBe(400);
-      expect(missingPolicy.body.errors.join()).toMatch(/password_policy: password policy "digits" does not exist/);
+      expect(missingPolicy.body.errors.join()).toMatch(/password_policy: no password policy found \(password policy "digits" does not exist\)/);
       expect((await s.v('PUT', 'sys/policies/password/digits', { policy: 'length = 12\nrule "charset" { charset = "0123456789" }' })).status).toBe(204);
       const creds = await s.v('GET', 'broker/creds/r');
       expect(creds.body.data.password).toMatch(/^\d{12}$/);
       expect((await rabbit.api('GET', 'whoami', undefined, creds.body.data)).status).toBe(200);
+    });
+
+    test('username_template: Vault\'s template language (the database engine\'s), with DisplayName and RoleName', async () => {
+      const bad = await s.v('POST', 'broker/config/connection', { ...connection(), username_template: '{{ .Nope }}' });
+      expect([bad.status, bad.body.errors[0]]).toEqual([400, expect.stringMatching(/^username_template: unable to initialize username template: unknown field \.Nope/)]);
+      const template = '{{ printf "rmq-%s-%s-%s" (.RoleName) (.DisplayName | truncate 8) (random 6) | lowercase }}';
+      expect((await s.v('POST', 'broker/config/connection', { ...connection(), username_template: template })).status).toBe(204);
+      expect((await s.v('GET', 'broker/config/connection')).body.data.username_template).toBe(template);
+      const creds = await s.v('GET', 'broker/creds/r');
+      expect(creds.status).toBe(200);
+      expect(creds.body.data.username).toMatch(/^rmq-r-root-[a-z0-9]{6}$/);
+      expect((await brokerUser(creds.body.data.username)).status).toBe(200);
+      expect((await rabbit.api('GET', 'whoami', undefined, creds.body.data)).status).toBe(200);
+      expect((await s.v('POST', 'sys/leases/revoke', { lease_id: creds.body.lease_id })).status).toBe(204);
+      expect((await brokerUser(creds.body.data.username)).status).toBe(404);
+      expect((await s.v('POST', 'broker/config/connection', connection())).status).toBe(204);
     });
 
     test('a broker that is down keeps the mount until its users are revoked', async () => {

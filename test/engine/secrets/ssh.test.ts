@@ -131,7 +131,17 @@ describe.each(STORAGE_KINDS)('ssh engine (%s)', (kind) => {
     ]);
     const res = await s.v('POST', 'ssh/config/ca', { private_key: privateKey, public_key: ed.public });
     expect(res.status).toBe(204);
-    expect((await s.call('secrets', 'GET', '/v1/ssh/public_key')).text).toBe(`${ed.public.split(' ').slice(0, 2).join(' ')}\n`);
+    // The public key reads back exactly as imported, comment included (Vault's; Terraform compares it).
+    expect(ed.public.split(' ').length).toBe(3);
+    expect((await s.call('secrets', 'GET', '/v1/ssh/public_key')).text).toBe(ed.public);
+    expect((await s.v('GET', 'ssh/config/ca')).body.data).toEqual({ public_key: ed.public });
+    const commented = `${ed.public.trim().split(' ').slice(0, 2).join(' ')} ca@example.com`;
+    expect((await s.v('POST', 'ssh/config/ca', { private_key: privateKey, public_key: commented })).status).toBe(204);
+    expect((await s.v('GET', 'ssh/config/ca')).body.data.public_key).toBe(commented);
+    // Signing still works with the imported key.
+    await s.v('POST', 'ssh/roles/import-check', CA_ROLE);
+    expect((await s.v('POST', 'ssh/sign/import-check', { public_key: ed.public, valid_principals: 'alice' })).body.data.signed_key).toMatch(/^ssh-ed25519-cert-v01@openssh.com /);
+    await s.v('DELETE', 'ssh/roles/import-check');
   });
 
   test('config/ca: an Ed25519 key whose seed starts with a zero byte imports too (one ssh-keygen key in about 600 did not)', async () => {
@@ -148,7 +158,7 @@ describe.each(STORAGE_KINDS)('ssh engine (%s)', (kind) => {
     const publicKey = key.toPublic().toString('ssh');
     const res = await s.v('POST', 'ssh/config/ca', { private_key: key.toString('openssh'), public_key: publicKey });
     expect(res.status).toBe(204);
-    expect((await s.call('secrets', 'GET', '/v1/ssh/public_key')).text).toBe(`${publicKey.split(' ').slice(0, 2).join(' ')}\n`);
+    expect((await s.call('secrets', 'GET', '/v1/ssh/public_key')).text).toBe(publicKey);
   });
 
   test('sign: the certificate ssh-keygen reads has the principals, validity, extensions and options asked for', async () => {
@@ -192,6 +202,32 @@ describe.each(STORAGE_KINDS)('ssh engine (%s)', (kind) => {
     expect(await describeCert(host.body.data.signed_key)).toMatch(/host certificate[\s\S]*Principals: \n\s+a\.example\.com\n/);
     const bare = await s.v('POST', 'ssh/sign/hosts', { public_key: ed.public, cert_type: 'host', valid_principals: 'example.com' });
     expect(bare.body.errors).toEqual(['valid_principals: example.com is not a valid value for valid_principals']);
+  });
+
+  test('allowed_domains_template and allowed_users_template: stored and read back; identity templates allow nothing without an entity', async () => {
+    await caSetup();
+    const role = {
+      key_type: 'ca',
+      allow_host_certificates: true,
+      allow_user_certificates: true,
+      allowed_domains: 'example.com,{{identity.entity.metadata.domain}}',
+      allowed_domains_template: true,
+      allow_subdomains: true,
+      allowed_users: 'alice,{{identity.entity.name}}',
+      allowed_users_template: true,
+    };
+    expect((await s.v('POST', 'ssh/roles/templated', role)).status).toBe(204);
+    expect((await s.v('GET', 'ssh/roles/templated')).body.data).toMatchObject({
+      allowed_domains: role.allowed_domains, allowed_domains_template: true, allowed_users: role.allowed_users, allowed_users_template: true,
+    });
+    const host = await s.v('POST', 'ssh/sign/templated', { public_key: ed.public, cert_type: 'host', valid_principals: 'a.example.com' });
+    expect(host.status).toBe(200);
+    // Hangar's tokens have no identity entity: the templated entries are skipped, as Vault does for such a token.
+    const literal = await s.v('POST', 'ssh/sign/templated', { public_key: ed.public, cert_type: 'host', valid_principals: 'x.{{identity.entity.metadata.domain}}' });
+    expect(literal.status).toBe(400);
+    expect((await s.v('POST', 'ssh/sign/templated', { public_key: ed.public, valid_principals: '{{identity.entity.name}}' })).status).toBe(400);
+    expect((await s.v('POST', 'ssh/sign/templated', { public_key: ed.public, valid_principals: 'alice' })).status).toBe(200);
+    await s.v('DELETE', 'ssh/roles/templated');
   });
 
   test('sign: requests outside the role are a clear 400 and nothing is signed', async () => {

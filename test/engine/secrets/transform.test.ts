@@ -49,7 +49,7 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
     await ok(s, 'alphabet/hex', { alphabet: '0123456789abcdef' });
     await ok(s, 'alphabet/vowels', { alphabet: 'aeiou' });
     await ok(s, 'template/hex-id', { type: 'regex', pattern: 'id:([0-9a-f]+)', alphabet: 'hex' });
-    expect((await s.v('GET', 'transform/template/hex-id')).body.data).toEqual({ type: 'regex', pattern: 'id:([0-9a-f]+)', alphabet: 'hex' });
+    expect((await s.v('GET', 'transform/template/hex-id')).body.data).toEqual({ type: 'regex', pattern: 'id:([0-9a-f]+)', alphabet: 'hex', encode_format: '', decode_formats: {} });
     expect((await s.v('LIST', 'transform/alphabet')).body.data.keys).toEqual(['hex', 'vowels']);
     expect((await s.v('GET', 'transform/alphabet?list=true&filter=v*')).body.data.keys).toEqual(['vowels']);
     expect((await s.v('GET', 'transform/alphabet/none')).status).toBe(404);
@@ -66,10 +66,17 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
     await ok(s, 'transformation/ssn', { type: 'fpe', template: 'builtin/socialsecuritynumber', tweak_source: 'supplied', allowed_roles: ['payments'], masking_character: null });
     await ok(s, 'transformations/tokenization/tok', { max_ttl: '1h', allowed_roles: ['payments', 'vault*'] });
     const fpe = await s.v('GET', 'transform/transformation/ccn');
-    expect(fpe.body.data).toEqual({ type: 'fpe', allowed_roles: ['payments'], templates: ['builtin/creditcardnumber'], tweak_source: 'internal' });
+    expect(fpe.body.data).toEqual({ type: 'fpe', allowed_roles: ['payments'], templates: ['builtin/creditcardnumber'], tweak_source: 'internal', deletion_allowed: false });
     expect((await s.v('GET', 'transform/transformation/ccn-mask')).body.data).toMatchObject({ type: 'masking', masking_character: '#' });
     expect((await s.v('GET', 'transform/transformation/tok')).body.data).toEqual({
-      type: 'tokenization', allowed_roles: ['payments', 'vault*'], templates: [], mapping_mode: 'default', max_ttl: 3600, stores: ['builtin/internal'],
+      type: 'tokenization',
+      allowed_roles: ['payments', 'vault*'],
+      templates: [],
+      mapping_mode: 'default',
+      max_ttl: 3600,
+      stores: ['builtin/internal'],
+      convergent: false,
+      deletion_allowed: false,
     });
     expect((await s.v('LIST', 'transform/transformation')).body.data.keys).toEqual(['ccn', 'ccn-mask', 'ssn', 'tok']);
     const bad: Array<[string, unknown, RegExp]> = [
@@ -77,9 +84,8 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
       ['transformation/x', { type: 'hash' }, /type: "hash" is not supported/],
       ['transformations/rot13/x', {}, /unsupported transformation type "rot13"/],
       ['transformations/fpe/x', {}, /template is required for fpe/],
-      ['transformations/fpe/x', { template: 'nope' }, /template: template "nope" does not exist/],
-      ['transformations/fpe/x', { template: 'builtin/any' }, /has no alphabet, which FPE needs/],
       ['transformations/fpe/x', { template: 'builtin/any', tweak_source: 'random' }, /tweak_source: must be supplied, generated or internal/],
+      ['transformations/tokenization/x', { convergent: true }, /convergent: convergent tokenization is not supported/],
       ['transformations/tokenization/x', { stores: ['nope'] }, /stores: store "nope" does not exist/],
       ['transformations/tokenization/x', { mapping_mode: 'convergent' }, /mapping_mode: must be default or exportable/],
       ['transformations/tokenization/x', { max_ttl: 'soon' }, /max_ttl: "soon" is not a duration/],
@@ -269,6 +275,69 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
     expect(text).not.toContain(plaintext);
     expect(text).not.toContain(lasting);
     expect(text).not.toContain('alice');
+  });
+
+  test('templates named before they exist are looked up when values are encoded; encode_format and decode_formats', async () => {
+    await ok(s, 'transformations/fpe/later', { template: 'later-t', tweak_source: 'internal', allowed_roles: ['later'] });
+    await ok(s, 'transformations/masking/later-mask', { template: 'later-m', allowed_roles: ['later'] });
+    await ok(s, 'role/later', { transformations: ['later', 'later-mask'] });
+    expect((await s.v('GET', 'transform/transformation/later')).body.data.templates).toEqual(['later-t']);
+    expect((await encode('later', { value: '1234', transformation: 'later' })).body.errors[0]).toBe('transformation "later": template "later-t" does not exist');
+    expect((await encode('later', { value: '1234', transformation: 'later-mask' })).body.errors[0]).toBe('transformation "later-mask": template "later-m" does not exist');
+    await ok(s, 'template/later-m', { type: 'regex', pattern: '(\\d+)' });
+    expect((await encode('later', { value: 'pin 1234', transformation: 'later-mask' })).body.data.encoded_value).toBe('pin ****');
+    await ok(s, 'alphabet/later-a', { alphabet: '0123456789' });
+    await ok(s, 'template/later-t', { type: 'regex', pattern: '(\\d{4})[- ]?(\\d{4})', alphabet: 'later-a' });
+    await ok(s, 'template/later-t', { encode_format: '$1-$2', decode_formats: { last: '$2', both: '${1}/${2}' } });
+    expect((await s.v('GET', 'transform/template/later-t')).body.data).toEqual({
+      type: 'regex', pattern: '(\\d{4})[- ]?(\\d{4})', alphabet: 'later-a', encode_format: '$1-$2', decode_formats: { last: '$2', both: '${1}/${2}' },
+    });
+    const encoded = (await encode('later', { value: '1234 5678', transformation: 'later' })).body.data.encoded_value as string;
+    expect(encoded).toMatch(/^\d{4}-\d{4}$/);
+    expect((await decode('later', { value: encoded, transformation: 'later' })).body.data.decoded_value).toBe('1234-5678');
+    expect((await decode('later', { value: encoded, transformation: 'later', decode_format: 'last' })).body.data.decoded_value).toBe('5678');
+    expect((await decode('later', { value: encoded, transformation: 'later', decode_format: 'both' })).body.data.decoded_value).toBe('1234/5678');
+    expect((await decode('later', { value: encoded, transformation: 'later', decode_format: 'nope' })).body.errors[0]).toMatch(/^decode_format: "nope" is not a decode format/);
+  });
+
+  test('tokenization keys: read, config, rotate; older tokens decode until min_decryption_version; auto rotation', async () => {
+    await ok(s, 'transformations/tokenization/rot', { allowed_roles: ['rot'] });
+    await ok(s, 'role/rot', { transformations: ['rot'] });
+    const key = async () => (await s.v('GET', 'transform/tokenization/keys/rot')).body.data;
+    expect(await key()).toEqual({ name: 'rot', type: 'aes256-gcm96', latest_version: 1, min_available_version: 0, min_decryption_version: 1, auto_rotate_period: 0 });
+    expect((await s.v('LIST', 'transform/tokenization/keys')).body.data.keys).toContain('rot');
+    const v1 = (await encode('rot', { value: 'first' })).body.data.encoded_value;
+    await ok(s, 'tokenization/keys/rot/rotate', {});
+    expect((await key()).latest_version).toBe(2);
+    const v2 = (await encode('rot', { value: 'second' })).body.data.encoded_value;
+    expect((await decode('rot', { value: v1 })).body.data.decoded_value).toBe('first');
+    expect((await decode('rot', { value: v2 })).body.data.decoded_value).toBe('second');
+    await ok(s, 'tokenization/keys/rot/config', { min_decryption_version: 2, auto_rotate_period: '2h' });
+    expect(await key()).toMatchObject({ min_decryption_version: 2, auto_rotate_period: 7200 });
+    expect((await decode('rot', { value: v1 })).body.errors[0]).toMatch(/below the min_decryption_version/);
+    expect((await decode('rot', { value: v2 })).body.data.decoded_value).toBe('second');
+    for (const [path, body, message] of [
+      ['tokenization/keys/rot/config', { min_decryption_version: 5 }, /cannot be above the latest version 2/],
+      ['tokenization/keys/rot/config', { auto_rotate_period: '10m' }, /^auto_rotate_period: must be 0/],
+      ['tokenization/keys/ccn/config', { min_decryption_version: 1 }, /only tokenization transformations have keys/],
+    ] as const) {
+      const res = await s.v('POST', `transform/${path}`, body);
+      expect([path, res.status, res.body.errors?.[0]]).toEqual([path, 400, expect.stringMatching(message)]);
+    }
+    expect((await s.v('GET', 'transform/tokenization/keys/none')).status).toBe(404);
+    // auto_rotate_period: the background job adds a version once the period has passed.
+    await s.engine.scheduler.runOnce();
+    expect((await key()).latest_version).toBe(2);
+    s.clock.advance(2 * 3600_000);
+    await s.engine.scheduler.runOnce();
+    expect((await key()).latest_version).toBe(3);
+    expect((await decode('rot', { value: v2 })).body.data.decoded_value).toBe('second');
+    // trim: versions below min_available_version are gone for good.
+    expect((await s.v('POST', 'transform/tokenization/keys/rot/trim', { min_available_version: 3 })).body.errors[0]).toMatch(/must not be above min_decryption_version/);
+    await ok(s, 'tokenization/keys/rot/trim', { min_available_version: 2 });
+    expect((await key()).min_available_version).toBe(2);
+    await ok(s, 'tokenization/keys/rot/config', { min_decryption_version: 1 });
+    expect((await decode('rot', { value: v1 })).body.errors[0]).toMatch(/key version 1 was trimmed/);
   });
 
   test('hostile input: wrong types, oversized values, unknown operations answer the error envelope', async () => {

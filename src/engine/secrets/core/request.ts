@@ -384,6 +384,7 @@ function requestFor(
     path: plan.rel,
     params: plan.params,
     body: plan.body as Record<string, unknown>,
+    rawBody: req.body,
     query: plan.query as Record<string, unknown>,
     mount: plan.mount,
     store: core.store(db, plan.mount),

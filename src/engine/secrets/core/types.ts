@@ -140,6 +140,8 @@ export interface SecretsRequest<B = Record<string, unknown>, Q = Record<string, 
   readonly path: string;
   readonly params: Readonly<Record<string, string>>;
   readonly body: B;
+  /** The body as sent (JSON, `null`s dropped), before the route's schema: for the few answers that echo a write verbatim. */
+  readonly rawBody?: unknown;
   readonly query: Q;
   readonly mount: MountEntry;
   /** Sealed key-value storage of this mount. */

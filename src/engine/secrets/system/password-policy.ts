@@ -175,6 +175,7 @@ export async function passwordPolicyNames(core: SecretsCore, db: Db): Promise<st
 export async function passwordFor(core: SecretsCore, db: Db, name: string | undefined, fallback: PasswordPolicy): Promise<string> {
   if (!name) return generatePassword(fallback);
   const text = await readPasswordPolicy(core, db, name);
-  if (text === undefined) throw new Error(`password policy "${name}" does not exist`);
+  // Vault's message (GeneratePasswordFromPolicy), and which policy.
+  if (text === undefined) throw new Error(`no password policy found (password policy "${name}" does not exist)`);
   return generatePassword(parsePasswordPolicy(text));
 }

@@ -26,8 +26,8 @@ interface TransitKey {
   readonly min_encryption_version: number;
   readonly supports_encryption: boolean;
   readonly supports_signing: boolean;
-  /** Per version: its creation (Unix seconds) for symmetric keys, its public key for asymmetric ones. */
-  readonly keys: Record<string, number | { creation_time: string; public_key: string }>;
+  /** Per version: its creation (Unix seconds) for symmetric keys, its public key for asymmetric ones; none for hmac keys (Vault's). */
+  readonly keys?: Record<string, number | { creation_time: string; public_key: string }>;
 }
 
 const keyUrl = (mount: string, name: string) => mountUrl(mount, 'keys', name);
@@ -105,7 +105,7 @@ function Rotate({ api, mount, name, onDone }: { api: ApiClient; mount: string; n
 }
 
 function Versions({ data }: { data: TransitKey }) {
-  const versions = Object.entries(data.keys).sort(([a], [b]) => Number(b) - Number(a));
+  const versions = Object.entries(data.keys ?? {}).sort(([a], [b]) => Number(b) - Number(a));
   const asymmetric = versions.some(([, v]) => typeof v === 'object');
   return html`<table>
     <caption>Versions</caption>

@@ -60,6 +60,10 @@ func TestDatabaseEngine(t *testing.T) {
 	if read.Data["plugin_name"] != "postgresql-database-plugin" || details["username"] != hangartest.Env(t, "PG_ADMIN_USER") || details["password"] != nil {
 		t.Fatalf("config read: %v", read.Data)
 	}
+	// connection_details: only what was sent (Vault's), no pool defaults.
+	if _, ok := details["max_idle_connections"]; ok || len(details) != 2 {
+		t.Fatalf("connection_details: %v", details)
+	}
 	list, err := logical.List(mount + "/config")
 	must(t, err)
 	if keys := list.Data["keys"].([]interface{}); len(keys) != 1 || keys[0] != "pg" {

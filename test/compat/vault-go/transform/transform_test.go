@@ -56,6 +56,16 @@ func TestTransformEngine(t *testing.T) {
 	if templates, _ := read.Data["templates"].([]interface{}); len(templates) != 1 || templates[0] != "ccn" || read.Data["type"] != "fpe" || read.Data["tweak_source"] != "internal" {
 		t.Fatalf("transformation read: %v", read.Data)
 	}
+	// A stores list with Vault's default, and the tokenization key's read and rotation.
+	tok, err := c.Logical().Read(mount + "/transformation/ccn-tok")
+	if stores, _ := tok.Data["stores"].([]interface{}); err != nil || len(stores) != 1 || stores[0] != "builtin/internal" {
+		t.Fatalf("tokenization read: %v %v", tok, err)
+	}
+	write(t, c, "tokenization/keys/ccn-tok/rotate", nil)
+	key, err := c.Logical().Read(mount + "/tokenization/keys/ccn-tok")
+	if err != nil || key == nil || key.Data["latest_version"].(interface{ String() string }).String() != "2" {
+		t.Fatalf("tokenization key: %v %v", key, err)
+	}
 	if _, leaked := read.Data["key"]; leaked {
 		t.Fatal("the transformation key is shown")
 	}

@@ -79,4 +79,41 @@ func TestTransitEngine(t *testing.T) {
 	if raw, _ := base64.StdEncoding.DecodeString(dk["plaintext"].(string)); len(raw) != 16 {
 		t.Fatalf("datakey: %v", dk)
 	}
+
+	// A batch with a bad item: partial_failure_response_code makes the answer a success the client
+	// reads, the good item encrypted and the bad one's error in its place.
+	partial := write(t, c, mount+"/encrypt/app", map[string]interface{}{
+		"partial_failure_response_code": 207,
+		"batch_input":                   []map[string]interface{}{{"plaintext": plain}, {"plaintext": "not base64!"}},
+	})["batch_results"].([]interface{})
+	if ok, bad := partial[0].(map[string]interface{}), partial[1].(map[string]interface{}); ok["ciphertext"] == nil || bad["error"] == nil {
+		t.Fatalf("partial batch: %v", partial)
+	}
+	// sign answers 200 with the error in place.
+	signed := write(t, c, mount+"/sign/signer", map[string]interface{}{"batch_input": []map[string]interface{}{{"input": plain}, {"input": "!"}}})["batch_results"].([]interface{})
+	if signed[1].(map[string]interface{})["error"] == nil {
+		t.Fatalf("sign batch: %v", signed)
+	}
+
+	// Convergent encryption: the same plaintext and context give the same ciphertext.
+	write(t, c, mount+"/keys/conv", map[string]interface{}{"derived": true, "convergent_encryption": true})
+	ctx := base64.StdEncoding.EncodeToString([]byte("tenant"))
+	one := write(t, c, mount+"/encrypt/conv", map[string]interface{}{"plaintext": plain, "context": ctx})["ciphertext"]
+	two := write(t, c, mount+"/encrypt/conv", map[string]interface{}{"plaintext": plain, "context": ctx})["ciphertext"]
+	if one != two {
+		t.Fatalf("convergent: %v != %v", one, two)
+	}
+	if conv, _ := c.Logical().Read(mount + "/keys/conv"); conv.Data["convergent_encryption"] != true {
+		t.Fatalf("convergent key: %#v", conv.Data)
+	}
+	write(t, c, mount+"/cache-config", map[string]interface{}{"size": 100})
+	cache, err := c.Logical().Read(mount + "/cache-config")
+	hangartest.Must(t, "cache-config", err)
+	if cache.Data["size"].(interface{ String() string }).String() != "100" {
+		t.Fatalf("cache-config: %#v", cache.Data)
+	}
+	mk := write(t, c, mount+"/keys/mac", map[string]interface{}{"type": "hmac", "key_size": 64})
+	if mk["key_size"].(interface{ String() string }).String() != "64" {
+		t.Fatalf("hmac key: %#v", mk)
+	}
 }

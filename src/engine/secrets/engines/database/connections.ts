@@ -13,7 +13,7 @@ import {
   StoredConnection,
   withLock,
 } from './store';
-import { checkTemplate } from './template';
+import { checkTemplate, USERNAME_FIELDS } from './template';
 import { commaList, duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
@@ -41,7 +41,37 @@ type ConfigBody = z.infer<typeof ConfigBody>;
 /** Vault's default pool: 4 open connections, idle up to the open count, no lifetime limit. */
 const MAX_OPEN = 4;
 
-function merge(existing: StoredConnection | undefined, b: ConfigBody): StoredConnection {
+/** Fields of `config/:name` that are the connection's own, not the plugin's (Vault removes them from `connection_details`). */
+const NOT_DETAILS = new Set([
+  'name',
+  'plugin_name',
+  'plugin_version',
+  'allowed_roles',
+  'verify_connection',
+  'root_rotation_statements',
+  'password_policy',
+  'skip_static_role_import_rotation',
+  'rotation_period',
+  'rotation_schedule',
+  'rotation_window',
+  'disable_automated_rotation',
+]);
+/** Plugin fields Vault never shows back; Hangar keeps what it uses of them (the password) in `settings` only. */
+const SECRET_DETAILS = new Set(['password', 'private_key', 'service_account_json']);
+
+/**
+ * `connection_details` as Vault keeps it: the plugin's fields of the request as sent (its SQL plugins
+ * return their config unchanged), merged over the stored ones on an update.
+ */
+function detailsOf(existing: StoredConnection | undefined, raw: unknown): Record<string, unknown> {
+  const details: Record<string, unknown> = { ...existing?.details };
+  if (raw && typeof raw === 'object' && !Array.isArray(raw)) {
+    for (const [key, value] of Object.entries(raw)) if (!NOT_DETAILS.has(key) && !SECRET_DETAILS.has(key)) details[key] = value;
+  }
+  return details;
+}
+
+function merge(existing: StoredConnection | undefined, b: ConfigBody, raw: unknown): StoredConnection {
   const plugin_name = b.plugin_name ?? existing?.plugin_name;
   if (!plugin_name) throw badInput(`plugin_name is required: ${[...PLUGINS.keys()].join(' or ')}`);
   const prev = existing?.settings;
@@ -61,13 +91,15 @@ function merge(existing: StoredConnection | undefined, b: ConfigBody): StoredCon
       max_idle_connections: Math.min(b.max_idle_connections ?? prev?.max_idle_connections ?? maxOpen, maxOpen),
       max_connection_lifetime: b.max_connection_lifetime ?? prev?.max_connection_lifetime ?? 0,
     },
+    // A connection stored before Hangar kept the details is shown as before until it is written again.
+    details: existing && !existing.details ? undefined : detailsOf(existing, raw),
   };
   const plugin = pluginOf(conn);
   if (!conn.settings.connection_url) throw badInput('connection_url is required');
   const problem = plugin.check(conn.settings);
   if (problem) throw badInput(problem);
   if (conn.username_template) {
-    const bad = checkTemplate(conn.username_template, ['DisplayName', 'RoleName']);
+    const bad = checkTemplate(conn.username_template, USERNAME_FIELDS);
     if (bad) throw badInput(`username_template: ${bad}`);
   }
   return conn;
@@ -80,6 +112,16 @@ function masked(url: string): string {
 
 function shown(conn: StoredConnection): Record<string, unknown> {
   const s = conn.settings;
+  const details = conn.details
+    ? { ...conn.details, ...(typeof conn.details.connection_url === 'string' ? { connection_url: masked(conn.details.connection_url) } : {}) }
+    : {
+      connection_url: masked(s.connection_url),
+      username: s.username,
+      max_open_connections: s.max_open_connections,
+      max_idle_connections: s.max_idle_connections,
+      max_connection_lifetime: `${s.max_connection_lifetime}s`,
+      ...(conn.username_template ? { username_template: conn.username_template } : {}),
+    };
   return {
     plugin_name: conn.plugin_name,
     plugin_version: '',
@@ -87,14 +129,13 @@ function shown(conn: StoredConnection): Record<string, unknown> {
     allowed_roles: conn.allowed_roles,
     root_credentials_rotate_statements: conn.root_rotation_statements,
     password_policy: conn.password_policy,
-    connection_details: {
-      connection_url: masked(s.connection_url),
-      username: s.username,
-      max_open_connections: s.max_open_connections,
-      max_idle_connections: s.max_idle_connections,
-      max_connection_lifetime: `${s.max_connection_lifetime}s`,
-      ...(conn.username_template ? { username_template: conn.username_template } : {}),
-    },
+    connection_details: details,
+    // Vault 1.19+: an Enterprise option, and the automated root rotation fields (not built: their defaults).
+    skip_static_role_import_rotation: false,
+    rotation_period: 0,
+    rotation_schedule: '',
+    rotation_window: 0,
+    disable_automated_rotation: false,
   };
 }
 
@@ -102,8 +143,7 @@ async function write(req: SecretsRequest<ConfigBody>): Promise<undefined> {
   const name = nameOf(req);
   const ctx = req.core.context(req.mount);
   const existing = await ctx.tx((store) => readConnection(store, name));
-  const conn = merge(existing, req.body);
-  if (conn.password_policy) await newPassword(ctx, conn);
+  const conn = merge(existing, req.body, req.rawBody);
   if (conn.verify_connection) {
     const session = pluginOf(conn).open(conn.settings);
     try {

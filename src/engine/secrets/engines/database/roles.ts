@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { connectionForRole, databaseError, nameOf, passwordIn, pluginOf, readConnection, sessionFor, statements, StoredConnection } from './store';
-import { renderTemplate } from './template';
+import { renderUsername } from './template';
 import { duration } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { MountStore, SealedMemo } from '../../core/store';
@@ -78,16 +78,7 @@ async function issue(req: SecretsRequest): Promise<SecretsResponse> {
     return { role: r, conn: c, password: await passwordIn(ctx.core, db, c) };
   });
   const plugin = pluginOf(conn);
-  let username: string;
-  try {
-    username = renderTemplate(conn.username_template || plugin.defaultUsernameTemplate, {
-      DisplayName: req.caller?.entry.displayName ?? 'root',
-      RoleName: name,
-    }, req.now);
-  } catch (err) {
-    throw badInput(`username_template: ${(err as Error).message}`);
-  }
-  if (!username) throw badInput('username_template: the template gives an empty username');
+  const username = renderUsername(conn.username_template || plugin.defaultUsernameTemplate, req, name);
   const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
   const max = Math.min(role.max_ttl || mountMax, mountMax);
   const ttl = Math.min(role.default_ttl || req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL, max);

@@ -37,6 +37,11 @@ export interface StoredConnection {
   readonly password_policy: string;
   readonly username_template: string;
   readonly settings: ConnectionSettings;
+  /**
+   * The plugin's fields as the client sent them (Vault's `connection_details`: what the plugin was
+   * given, shown back on read), secrets left out. Absent on connections stored before Hangar kept them.
+   */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 export const connectionKey = (name: string) => `config/${name}`;
@@ -123,7 +128,8 @@ export async function passwordIn(core: SecretsCore, db: Db, conn: StoredConnecti
   try {
     return await passwordFor(core, db, conn.password_policy || undefined, DEFAULT_DATABASE_POLICY);
   } catch (err) {
-    throw badInput(`password_policy: ${(err as Error).message}`);
+    // Vault's message: the policy is looked up only now (a connection may name one made later).
+    throw badInput(`password_policy: failed to generate password: ${(err as Error).message}`);
   }
 }
 

@@ -1,4 +1,6 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { badInput } from '../../core/request';
+import type { SecretsRequest } from '../../core/types';
 
 /**
  * Vault's username templates (sdk/helper/template): Go text/template with the functions Vault
@@ -160,4 +162,22 @@ export function checkTemplate(template: string, fields: readonly string[]): stri
   } catch (err) {
     return (err as Error).message;
   }
+}
+
+/** The fields Vault's engines give a username template: the caller's token display name and the role. */
+export const USERNAME_FIELDS = ['DisplayName', 'RoleName'];
+
+/**
+ * A new username from a `username_template` (the database and RabbitMQ engines'), with the caller's
+ * display name and the role's name; a failing or empty rendering is a 400 naming the field.
+ */
+export function renderUsername(template: string, req: SecretsRequest, roleName: string): string {
+  let username: string;
+  try {
+    username = renderTemplate(template, { DisplayName: req.caller?.entry.displayName ?? 'root', RoleName: roleName }, req.now);
+  } catch (err) {
+    throw badInput(`username_template: ${(err as Error).message}`);
+  }
+  if (!username) throw badInput('username_template: the template gives an empty username');
+  return username;
 }

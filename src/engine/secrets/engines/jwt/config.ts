@@ -19,6 +19,8 @@ const ConfigBody = z.object({
   oidc_response_types: commaList.optional(),
   jwks_url: z.string().optional(),
   jwks_ca_pem: z.string().optional(),
+  // Vault 1.16+: several JWKS URLs, each with the CA of its own TLS connection.
+  jwks_pairs: z.array(z.object({ jwks_url: z.string(), jwks_ca_pem: z.string().optional() })).max(32, 'at most 32 pairs').nullish(),
   jwt_validation_pubkeys: commaList.optional(),
   bound_issuer: z.string().optional(),
   jwt_supported_algs: commaList.optional(),
@@ -26,6 +28,12 @@ const ConfigBody = z.object({
   provider_config: z.record(z.string(), z.unknown()).nullish(),
   namespace_in_state: flexibleBoolean.optional(),
 });
+
+/** A JWKS URL and the CA (PEM, may be empty: the system's) of its connection. */
+export interface JwksPair {
+  readonly jwks_url: string;
+  readonly jwks_ca_pem: string;
+}
 
 /** The login method's configuration, stored sealed at `config` (the client secret included). */
 export interface JwtConfig {
@@ -37,6 +45,7 @@ export interface JwtConfig {
   readonly oidc_response_types: string[];
   readonly jwks_url: string;
   readonly jwks_ca_pem: string;
+  readonly jwks_pairs: ReadonlyArray<JwksPair>;
   readonly jwt_validation_pubkeys: string[];
   readonly bound_issuer: string;
   readonly jwt_supported_algs: string[];
@@ -54,6 +63,7 @@ const EMPTY: JwtConfig = {
   oidc_response_types: [],
   jwks_url: '',
   jwks_ca_pem: '',
+  jwks_pairs: [],
   jwt_validation_pubkeys: [],
   bound_issuer: '',
   jwt_supported_algs: [],
@@ -124,14 +134,22 @@ function checkProviderConfig(pc: Record<string, unknown>): void {
 
 async function writeConfig(req: SecretsRequest<z.infer<typeof ConfigBody>>): Promise<undefined> {
   const b = req.body;
+  const pairs: JwksPair[] = (b.jwks_pairs ?? []).map((p) => ({ jwks_url: p.jwks_url, jwks_ca_pem: p.jwks_ca_pem ?? '' }));
   const config: JwtConfig = {
     ...EMPTY,
     ...Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined && v !== null)),
+    jwks_pairs: pairs,
   } as JwtConfig;
-  const sources = [config.oidc_discovery_url, config.jwks_url, config.jwt_validation_pubkeys.length ? 'x' : ''].filter((v) => v !== '');
+  const sources = [config.oidc_discovery_url, config.jwks_url, config.jwt_validation_pubkeys.length ? 'x' : '', pairs.length ? 'x' : ''].filter((v) => v !== '');
   if (sources.length !== 1) {
-    throw badInput("exactly one of 'jwt_validation_pubkeys', 'jwks_url' or 'oidc_discovery_url' must be set");
+    throw badInput("exactly one of 'jwt_validation_pubkeys', 'jwks_url', 'jwks_pairs' or 'oidc_discovery_url' must be set");
   }
+  if (pairs.length && config.jwks_ca_pem) throw badInput("jwks_ca_pem: CA PEM must be provided as part of the 'jwks_pairs' when using multiple JWKS URLs");
+  pairs.forEach((p, i) => {
+    if (!p.jwks_url) throw badInput(`jwks_pairs[${i}].jwks_url is required`);
+    checkUrl(`jwks_pairs[${i}].jwks_url`, p.jwks_url);
+    checkCaPem(`jwks_pairs[${i}].jwks_ca_pem`, p.jwks_ca_pem);
+  });
   checkCaPem('oidc_discovery_ca_pem', config.oidc_discovery_ca_pem);
   checkCaPem('jwks_ca_pem', config.jwks_ca_pem);
   if (config.oidc_discovery_ca_pem && !config.oidc_discovery_url) throw badInput('oidc_discovery_ca_pem: only with oidc_discovery_url');
@@ -160,13 +178,15 @@ async function writeConfig(req: SecretsRequest<z.infer<typeof ConfigBody>>): Pro
       throw badInput(`error checking oidc discovery URL: ${(err as Error).message}`);
     }
   }
-  if (config.jwks_url) {
-    checkUrl('jwks_url', config.jwks_url);
+  if (config.jwks_url) checkUrl('jwks_url', config.jwks_url);
+  // Each JWKS is fetched now, as the public service does: a wrong URL or CA fails here, not at login.
+  const jwks = config.jwks_url ? [{ jwks_url: config.jwks_url, jwks_ca_pem: config.jwks_ca_pem }] : pairs;
+  for (const p of jwks) {
     try {
-      const res = await fetchJson(config.jwks_url, config.jwks_ca_pem || undefined);
+      const res = await fetchJson(p.jwks_url, p.jwks_ca_pem || undefined);
       if (res.status !== 200 || !Array.isArray(res.body.keys)) throw new Error(`not a JWKS (status ${res.status})`);
     } catch (err) {
-      throw badInput(`error checking jwks URL: ${(err as Error).message}`);
+      throw badInput(`error checking jwks URL${pairs.length ? ` ${p.jwks_url}` : ''}: ${(err as Error).message}`);
     }
   }
   await req.core.context(req.mount).tx((store) => store.put('config', config));

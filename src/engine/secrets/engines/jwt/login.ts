@@ -50,9 +50,21 @@ export async function verifySignature(config: JwtConfig, token: string, algorith
     const keys = config.jwt_validation_pubkeys.map((pem, i) => publicKeyOf(pem, i)).filter((key) => keyFitsAlg(key, jws.alg));
     if (!keys.some((key) => signedBy(jws, key))) throw badInput(INVALID_SIGNATURE);
   } else {
-    const url = config.jwks_url || (await discovery(config)).jwks_uri;
-    const ca = config.jwks_url ? config.jwks_ca_pem : config.oidc_discovery_ca_pem;
-    const verified = await verifyWithJwks(url, ca || undefined, jws);
+    // jwks_pairs: every set is tried (Vault's multi key set); a key of any of them may have signed.
+    const single = async () =>
+      config.jwks_url
+        ? { jwks_url: config.jwks_url, jwks_ca_pem: config.jwks_ca_pem }
+        : { jwks_url: (await discovery(config)).jwks_uri, jwks_ca_pem: config.oidc_discovery_ca_pem };
+    const sets = config.jwks_pairs.length ? config.jwks_pairs : [await single()];
+    let verified: boolean | undefined;
+    for (const set of sets) {
+      const result = await verifyWithJwks(set.jwks_url, set.jwks_ca_pem || undefined, jws);
+      if (result) {
+        verified = true;
+        break;
+      }
+      verified = verified ?? result;
+    }
     if (verified === undefined) throw badInput(`no key in the provider's JWKS matches this token (kid "${String(jws.kid ?? '')}")`);
     if (!verified) throw badInput(INVALID_SIGNATURE);
   }

@@ -3,6 +3,7 @@ import { ManagementClient, ManagementConnection } from './management';
 import { duration, flexibleBoolean } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
+import { checkTemplate, USERNAME_FIELDS } from '../database/template';
 
 const required = (field: string) => z.string({ message: `missing ${field}` }).min(1, `missing ${field}`);
 
@@ -19,6 +20,8 @@ const ConnectionBody = z.object({
 export interface ConnectionConfig extends ManagementConnection {
   readonly verify_connection: boolean;
   readonly password_policy: string;
+  /** Vault's template language (the database engine's); empty: `<display name>-<uuid>`. */
+  readonly username_template?: string;
 }
 
 /** `config/lease` as stored: seconds, 0 meaning the mount's default and maximum. */
@@ -48,7 +51,10 @@ function checkUri(uri: string): void {
 async function writeConnection(req: SecretsRequest<z.infer<typeof ConnectionBody>>): Promise<undefined> {
   const b = req.body;
   checkUri(b.connection_uri);
-  if (b.username_template) throw badInput('username_template is not supported: usernames are "<token display name>-<uuid>"');
+  if (b.username_template) {
+    const bad = checkTemplate(b.username_template, USERNAME_FIELDS);
+    if (bad) throw badInput(`username_template: unable to initialize username template: ${bad}`);
+  }
   const config: ConnectionConfig = {
     connection_uri: b.connection_uri,
     username: b.username,
@@ -56,6 +62,7 @@ async function writeConnection(req: SecretsRequest<z.infer<typeof ConnectionBody
     verify_connection: b.verify_connection ?? true,
     // A name in sys/policies/password, looked up when credentials are issued (as the public engine).
     password_policy: b.password_policy ?? '',
+    username_template: b.username_template ?? '',
   };
   // As the public service: listing users proves the address and that the user may manage users.
   if (config.verify_connection) {

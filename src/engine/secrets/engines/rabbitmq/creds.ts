@@ -6,6 +6,7 @@ import { HangarError } from '../../../http/errors';
 import { badInput } from '../../core/request';
 import { EngineContext, EngineRoute, LeaseRecord, SecretsRequest, SecretsResponse } from '../../core/types';
 import { PasswordPolicy, passwordFor } from '../../system/password-policy';
+import { renderUsername } from '../database/template';
 
 /** The public service's default password: 36 alphanumeric characters. */
 const DEFAULT_POLICY: PasswordPolicy = {
@@ -41,9 +42,13 @@ function prepare(req: SecretsRequest, name: string) {
  * The broker is called outside any transaction; the lease is registered after it succeeded.
  */
 async function issue(req: SecretsRequest): Promise<SecretsResponse> {
-  const { role, conn, lease, password } = await prepare(req, roleName(req));
-  // The public service's default username template: the token's display name and a UUID.
-  const username = `${req.caller?.entry.displayName || 'token'}-${randomUUID()}`;
+  const name = roleName(req);
+  const { role, conn, lease, password } = await prepare(req, name);
+  // The connection's username_template (Vault's fields: DisplayName, RoleName), else the public
+  // service's default: the token's display name and a UUID.
+  const username = conn.username_template
+    ? renderUsername(conn.username_template, req, name)
+    : `${req.caller?.entry.displayName || 'token'}-${randomUUID()}`;
   const client = new ManagementClient(conn);
   try {
     await client.putUser(username, password, role.tags);

@@ -43,7 +43,7 @@ async function wanted(b: CaBody): Promise<{ pair: KeyPair; generated: boolean }>
   if (generate) return { pair: await generateKeys(keySpec(b.key_type || 'ssh-rsa', b.key_bits ?? 0, 4096)), generated: true };
   if (!publicKey) throw badInput('public_key is required when generate_signing_key is false');
   if (!privateKey) throw badInput('private_key is required when generate_signing_key is false');
-  return { pair: importKeys(`${privateKey}\n`, publicKey), generated: false };
+  return { pair: importKeys(`${privateKey}\n`, b.public_key!), generated: false };
 }
 
 /** `config/ca` and the unauthenticated `public_key`. */

@@ -114,7 +114,8 @@ export function importKeys(privateKey: string, publicKey: string): KeyPair {
   if (!pub) throw badInput('public_key: unable to parse it as an SSH public key (expected "ssh-ed25519 AAAA..." or similar)');
   const own = publicLine(key);
   if (own.split(' ')[1].trim() !== pub.blob.toString('base64')) throw badInput('public_key: does not belong to private_key');
-  return { privateKey, pkcs8: key.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey: own };
+  // Kept as given, comment and all: Vault shows an imported public key exactly as it was written.
+  return { privateKey, pkcs8: key.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey };
 }
 
 /** Signature algorithms of an RSA CA (`algorithm_signer`); `default` is rsa-sha2-256. */

@@ -55,6 +55,8 @@ function checkKeyLength(role: SshRole, key: SshPublicKey): void {
   }
 }
 
+const TEMPLATE = /{{.+?}}/;
+
 /** The principals of the certificate, within the role's allowed users (user) or domains (host). */
 function principals(role: SshRole, certType: number, requested: string | undefined): string[] {
   const host = certType === HOST_CERT;
@@ -62,7 +64,10 @@ function principals(role: SshRole, certType: number, requested: string | undefin
   let asked = [...new Set(items(requested ?? fallback))];
   if (!asked.length && fallback) asked = [fallback];
   const allowedRaw = host ? role.allowed_domains : role.allowed_users;
-  const allowed = items(allowedRaw);
+  // With *_template, Vault renders `{{identity.…}}` entries from the token's entity, and skips them
+  // when the token has none; Hangar's tokens carry no entity, so such entries never allow anything.
+  const templated = host ? role.allowed_domains_template : role.allowed_users_template;
+  const allowed = items(allowedRaw).filter((a) => !(templated && TEMPLATE.test(a)));
   if (!asked.length) {
     if (role.allow_empty_principals) return [];
     throw badInput('valid_principals: empty valid principals not allowed by role');
@@ -94,8 +99,6 @@ function criticalOptions(role: SshRole, requested: Record<string, string> | null
   if (refused.length) throw badInput(`critical_options: not on the role's allowed list: ${refused.join(', ')}`);
   return requested;
 }
-
-const TEMPLATE = /{{.+?}}/;
 
 /** Requested extensions within allowed_extensions (`*` any, unset none), else the role's defaults. */
 function extensions(role: SshRole, requested: Record<string, string> | null | undefined, warnings: string[]): Record<string, string> {

@@ -3,6 +3,7 @@ import { operationRoutes } from './operations';
 import { roleRoutes } from './roles';
 import { storeRoutes } from './stores';
 import { templateRoutes } from './templates';
+import { tokenizationKeyRoutes } from './tokenization-keys';
 import { transformationRoutes } from './transformations';
 import { EngineType } from '../../core/types';
 
@@ -11,5 +12,13 @@ export const transformEngine: EngineType = {
   type: 'transform',
   kind: 'secret',
   description: 'format-preserving encryption, masking and tokenization',
-  routes: [...roleRoutes, ...transformationRoutes, ...templateRoutes, ...alphabetRoutes, ...storeRoutes, ...operationRoutes],
+  routes: [
+    ...roleRoutes,
+    ...transformationRoutes,
+    ...templateRoutes,
+    ...alphabetRoutes,
+    ...storeRoutes,
+    ...tokenizationKeyRoutes,
+    ...operationRoutes,
+  ],
 };

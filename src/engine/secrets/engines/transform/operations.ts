@@ -5,8 +5,9 @@ import { FpeCodec, fpeCodec } from './fpe';
 import { getObject, resolve } from './objects';
 import { Role } from './roles';
 import { sqlGet, sqlPut, Store } from './stores';
-import { applyTemplate, Template, TEMPLATES, templateSpans } from './templates';
+import { applyTemplate, formatValue, Template, TEMPLATES, templateSpans } from './templates';
 import { getInternal, INTERNAL_STORE, newToken, openToken, parseMetadata, putInternal, sealToken, TokenRecord, tokenHash } from './tokenization';
+import { openingKey, sealingKey } from './tokenization-keys';
 import { Transformation } from './transformations';
 import { HangarError } from '../../../http/errors';
 import { duration } from '../../core/durations';
@@ -24,6 +25,7 @@ const Item = z.object({
   ttl: duration().nullish(),
   metadata: z.string().max(8192).nullish(),
   reference: z.string().max(1024).nullish(),
+  decode_format: z.string().max(256).nullish(),
 });
 export type Item = z.infer<typeof Item>;
 const Body = Item.extend({ batch_input: z.array(Item).max(10_000, 'at most 10000 items').nullish() });
@@ -83,10 +85,27 @@ function pick(loaded: Loaded, item: Item): Resolved {
   return r;
 }
 
+/** The transformation's template, looked up when values are transformed (it may be made after the transformation). */
+function templateOf(r: Resolved): Template {
+  if (!r.template) throw badInput(`transformation "${r.name}": template "${r.t.template}" does not exist`);
+  return r.template;
+}
+
 /** The transformation's FF3-1 codec, once its template and alphabet are known to exist. */
 function codecOf(r: Resolved): FpeCodec {
-  if (!r.template || !r.alphabet) throw badInput(`transformation "${r.name}": its template or alphabet no longer exists`);
+  const template = templateOf(r);
+  if (!template.alphabet) throw badInput(`transformation "${r.name}": template "${r.t.template}" has no alphabet, which FPE needs`);
+  if (!r.alphabet) throw badInput(`transformation "${r.name}": alphabet "${template.alphabet}" of template "${r.t.template}" does not exist`);
   return fpeCodec(r.t.key, r.alphabet);
+}
+
+/** The format of an FPE result: the template's `encode_format` on encode, the `decode_formats` entry an item names on decode. */
+function formatOf(r: Resolved, item: Item, op: Op): string | undefined {
+  if (op === 'encode') return r.template?.encode_format || undefined;
+  if (!item.decode_format) return undefined;
+  const format = r.template?.decode_formats?.[item.decode_format];
+  if (format === undefined) throw badInput(`decode_format: "${item.decode_format}" is not a decode format of template "${r.t.template}"`);
+  return format;
 }
 
 /** Decoded `internal` tweaks, by their base64 (every value of such a transformation uses its one tweak). */
@@ -115,14 +134,17 @@ function tweakOf(r: Resolved, item: Item, op: Op): { tweak: Buffer; generated?: 
   return { tweak };
 }
 
-const fpeResult = (op: Op, out: string, generated: string | undefined): Record<string, unknown> =>
-  op !== 'encode' ? { decoded_value: out } : generated ? { encoded_value: out, tweak: generated } : { encoded_value: out };
+function fpeResult(r: Resolved, item: Item, op: Op, raw: string, generated: string | undefined): Record<string, unknown> {
+  const format = formatOf(r, item, op);
+  const out = format === undefined ? raw : formatValue(r.template!, raw, format);
+  return op !== 'encode' ? { decoded_value: out } : generated ? { encoded_value: out, tweak: generated } : { encoded_value: out };
+}
 
 /** One FPE value on its own: the codec's single-value path. */
 function fpeValue(r: Resolved, item: Item, value: string, op: Op): Record<string, unknown> {
   const codec = codecOf(r);
   const { tweak, generated } = tweakOf(r, item, op);
-  return fpeResult(op, codec.run(r.template!, r.t.template, value, tweak, op === 'encode'), generated);
+  return fpeResult(r, item, op, codec.run(r.template!, r.t.template, value, tweak, op === 'encode'), generated);
 }
 
 /** An FPE item of a batch, checked and read, until its cipher run, which it shares with the batch's other items. */
@@ -143,7 +165,7 @@ function fpeJob(r: Resolved, item: Item, value: string, op: Op): FpeJob {
     forward: op === 'encode',
     x: codec.numerals(value, spans, r.t.template),
     tweak,
-    finish: (digits) => fpeResult(op, codec.write(value, spans, digits), generated),
+    finish: (digits) => fpeResult(r, item, op, codec.write(value, spans, digits), generated),
   };
 }
 
@@ -211,14 +233,15 @@ async function tokenization(r: Resolved, item: Item, value: string, op: Op, now:
     const ttl = max > 0 ? (requested > 0 ? Math.min(requested, max) : max) : requested;
     const token = newToken();
     const payload = { value, ...(item.metadata ? { metadata: parseMetadata(item.metadata) } : {}) };
-    tokens.add(r, sealToken(r.t.key, r.name, tokenHash(r.t.key, r.name, token), payload, ttl > 0 ? now + ttl * 1000 : 0));
+    const [key, version] = sealingKey(r.t);
+    tokens.add(r, sealToken(key, r.name, tokenHash(r.t.key, r.name, token), payload, ttl > 0 ? now + ttl * 1000 : 0, version));
     return { encoded_value: token };
   }
   const record = await tokens.find(r, tokenHash(r.t.key, r.name, value));
   const live = record && (record.expireAt === 0 || record.expireAt > now) ? record : undefined;
   if (op === 'validate') return { valid: live !== undefined };
   if (!live) throw badInput('value is not a valid token (unknown or expired)');
-  return { decoded_value: openToken(r.t.key, r.name, live).value };
+  return { decoded_value: openToken(openingKey(r.t, live.version ?? 1), r.name, live).value };
 }
 
 /**
@@ -243,7 +266,7 @@ export function transformItem(
       return alone ? fpeValue(r, item, value, op) : fpeJob(r, item, value, op);
     case 'masking':
       if (op === 'decode') throw badInput(`transformation "${r.name}" masks: masked values cannot be decoded`);
-      return { encoded_value: applyTemplate(r.template!, value, (chars) => chars.map(() => r.t.masking_character)) };
+      return { encoded_value: applyTemplate(templateOf(r), value, (chars) => chars.map(() => r.t.masking_character)) };
     default:
       if (!tokens) throw new Error('tokenization needs the request\'s token stores');
       return tokenization(r, item, value, op, now, tokens);

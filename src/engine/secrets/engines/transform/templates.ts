@@ -9,6 +9,10 @@ export interface Template {
   readonly type: 'regex';
   readonly pattern: string;
   readonly alphabet: string;
+  /** FPE: how encoded values are written, `$1`… (or `${1}`) standing for the pattern's groups. */
+  readonly encode_format?: string;
+  /** FPE: named formats a decode may ask for (`decode_format`), written as `encode_format` is. */
+  readonly decode_formats?: Readonly<Record<string, string>>;
 }
 
 /** The public service's built-in templates (`builtin/any` serves tokenization, which ignores templates). */
@@ -137,6 +141,17 @@ function fillTemplate(value: string, match: TemplateMatch, out: readonly string[
   return result + value.slice(at);
 }
 
+/**
+ * A value rewritten by a format (`encode_format`, a `decode_formats` entry): `$N` and `${N}` are the
+ * text of the template's group N in the value, `$$` a dollar sign, the rest kept.
+ */
+export function formatValue(template: Template, value: string, format: string): string {
+  const spans = matcherFor(template.pattern)(value);
+  if (!spans) throw badInput('value does not match the template pattern');
+  const group = (n: number) => (2 * n - 2 < spans.length && n > 0 ? value.slice(spans[2 * n - 2], spans[2 * n - 1]) : '');
+  return format.replace(/\$(\$|\{(\d+)\}|(\d+))/g, (_all, what: string, braced?: string, plain?: string) => (what === '$' ? '$' : group(Number(braced ?? plain))));
+}
+
 /** Applies `transform` to the characters the template's capture groups select and puts its output back in their places. */
 export function applyTemplate(template: Template, value: string, transform: (chars: string[]) => string[]): string {
   const match = matchTemplate(template, value);
@@ -147,8 +162,8 @@ const TemplateBody = z.object({
   type: z.string().nullish(),
   pattern: z.string().max(4096).nullish(),
   alphabet: z.string().max(256).nullish(),
-  encode_format: z.unknown().optional(),
-  decode_formats: z.unknown().optional(),
+  encode_format: z.string().max(4096).nullish(),
+  decode_formats: z.record(z.string().max(256), z.string().max(4096)).nullish(),
 });
 
 export const templateRoutes: EngineRoute[] = [
@@ -157,7 +172,7 @@ export const templateRoutes: EngineRoute[] = [
     kind: 'template',
     body: TemplateBody,
     builtins: TEMPLATES,
-    show: (t) => ({ type: t.type, pattern: t.pattern, alphabet: t.alphabet }),
+    show: (t) => ({ type: t.type, pattern: t.pattern, alphabet: t.alphabet, encode_format: t.encode_format ?? '', decode_formats: t.decode_formats ?? {} }),
     write: async (req: SecretsRequest<z.infer<typeof TemplateBody>>) => {
       const name = writableName('template', req.params.name);
       const old = await req.store.get<Template>(`template/${name}`);
@@ -169,7 +184,9 @@ export const templateRoutes: EngineRoute[] = [
       compileTemplate(pattern);
       const alphabet = req.body.alphabet ?? old?.alphabet ?? '';
       if (alphabet) await resolve(req.store, 'alphabet', alphabet, 'alphabet', ALPHABETS);
-      await req.store.put(`template/${name}`, { type, pattern, alphabet } satisfies Template);
+      const encode_format = req.body.encode_format ?? old?.encode_format ?? '';
+      const decode_formats = req.body.decode_formats ?? old?.decode_formats ?? {};
+      await req.store.put(`template/${name}`, { type, pattern, alphabet, encode_format, decode_formats } satisfies Template);
       return undefined;
     },
     inUse: async (req, name) => {

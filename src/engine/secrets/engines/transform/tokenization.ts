@@ -15,6 +15,8 @@ export interface TokenRecord {
   readonly ciphertext: string;
   /** Epoch ms; 0 never expires. */
   readonly expireAt: number;
+  /** The key version that sealed it (tokenization-keys.ts); absent is version 1. */
+  readonly version?: number;
 }
 
 export interface TokenPayload {
@@ -59,11 +61,12 @@ export function tokenHash(key: string, transformation: string, token: string): s
   return createHmac('sha256', keysOf(key).mac).update(`${transformation}\0${token}`).digest('base64url');
 }
 
-export function sealToken(key: string, transformation: string, hash: string, payload: TokenPayload, expireAt: number): TokenRecord {
+export function sealToken(key: string, transformation: string, hash: string, payload: TokenPayload, expireAt: number, version = 1): TokenRecord {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keysOf(key).seal, iv).setAAD(Buffer.from(`${transformation}\0${hash}`));
   const body = Buffer.concat([cipher.update(JSON.stringify(payload)), cipher.final()]);
-  return { hash, ciphertext: Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64'), expireAt };
+  const ciphertext = Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+  return version === 1 ? { hash, ciphertext, expireAt } : { hash, ciphertext, expireAt, version };
 }
 
 export function openToken(key: string, transformation: string, record: TokenRecord): TokenPayload {

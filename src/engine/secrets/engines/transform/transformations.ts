@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { ALPHABETS } from './alphabets';
 import { allObjects, listRoute, objectRoute, resolve, writableName } from './objects';
 import { Store } from './stores';
-import { Template, TEMPLATES } from './templates';
 import { deleteTokens, INTERNAL_STORE } from './tokenization';
-import { commaList, duration } from '../../core/durations';
+import type { TokenKeys } from './tokenization-keys';
+import { commaList, duration, flexibleBoolean } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest } from '../../core/types';
 
@@ -27,6 +26,12 @@ export interface Transformation {
   readonly key: string;
   /** The `internal` tweak source's 7 bytes (base64). */
   readonly tweak: string;
+  /** Shown as written (Vault 1.12+); deletion is not blocked by Hangar. */
+  readonly deletion_allowed?: boolean;
+  /** When the transformation (its first key version) was made, epoch ms; absent on older ones. */
+  readonly created?: number;
+  /** Tokenization: the key's versions after the first (`key`) and their policy, see tokenization-keys.ts. */
+  readonly token_keys?: TokenKeys;
 }
 
 const TransformationBody = z.object({
@@ -39,6 +44,8 @@ const TransformationBody = z.object({
   mapping_mode: z.enum(['default', 'exportable'], { message: 'must be default or exportable' }).nullish(),
   max_ttl: duration().nullish(),
   stores: commaList.nullish(),
+  deletion_allowed: flexibleBoolean.nullish(),
+  convergent: flexibleBoolean.nullish(),
 });
 type TransformationBody = z.infer<typeof TransformationBody>;
 
@@ -64,14 +71,14 @@ async function write(req: SecretsRequest<TransformationBody>, fixedType?: string
     stores: b.stores ?? old?.stores ?? [INTERNAL_STORE],
     key: old?.key ?? randomBytes(32).toString('base64'),
     tweak: old?.tweak ?? randomBytes(7).toString('base64'),
+    deletion_allowed: b.deletion_allowed ?? old?.deletion_allowed ?? false,
+    created: old ? old.created : req.now,
+    ...(old?.token_keys ? { token_keys: old.token_keys } : {}),
   };
+  if (b.convergent && type === 'tokenization') throw badInput('convergent: convergent tokenization is not supported by Hangar');
   if (type !== 'tokenization') {
+    // The template (and its alphabet) may be made later: Vault looks them up when values are encoded.
     if (!next.template) throw badInput(`template is required for ${type} transformations`);
-    const t = await resolve<Template>(req.store, 'template', next.template, 'template', TEMPLATES);
-    if (type === 'fpe') {
-      if (!t.alphabet) throw badInput(`template: "${next.template}" has no alphabet, which FPE needs`);
-      await resolve(req.store, 'alphabet', t.alphabet, `template "${next.template}": alphabet`, ALPHABETS);
-    }
   } else {
     if (next.stores.length === 0) throw badInput('stores: needs at least one store (builtin/internal is Hangar\'s own storage)');
     for (const store of next.stores) {
@@ -84,14 +91,15 @@ async function write(req: SecretsRequest<TransformationBody>, fixedType?: string
 
 /** The read shape: the spec's fields of the type (`templates` an array), never the key. */
 function show(t: Transformation): Record<string, unknown> {
-  const common = { type: t.type, allowed_roles: t.allowed_roles, templates: t.template ? [t.template] : [] };
+  const templates = t.template ? [t.template] : [];
+  const common = { type: t.type, allowed_roles: t.allowed_roles, templates, deletion_allowed: t.deletion_allowed ?? false };
   switch (t.type) {
     case 'fpe':
       return { ...common, tweak_source: t.tweak_source };
     case 'masking':
       return { ...common, masking_character: t.masking_character };
     default:
-      return { ...common, mapping_mode: t.mapping_mode, max_ttl: t.max_ttl, stores: t.stores };
+      return { ...common, mapping_mode: t.mapping_mode, max_ttl: t.max_ttl, stores: t.stores, convergent: false };
   }
 }
 

@@ -1,3 +1,4 @@
+import { cacheRoutes } from './cache';
 import { encryptionRoutes } from './encryption';
 import { exportRoutes } from './export';
 import { keyRoutes } from './keys';
@@ -12,5 +13,5 @@ export const transitEngine: EngineType = {
   type: 'transit',
   kind: 'secret',
   description: 'encryption as a service',
-  routes: [...keyRoutes, ...encryptionRoutes, ...signingRoutes, ...exportRoutes],
+  routes: [...keyRoutes, ...encryptionRoutes, ...signingRoutes, ...exportRoutes, ...cacheRoutes],
 };

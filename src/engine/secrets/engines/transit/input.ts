@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HangarError } from '../../../http/errors';
 import { flexibleInt } from '../../core/durations';
+import { badInput } from '../../core/request';
 import { SecretsResponse } from '../../core/types';
 
 /**
@@ -32,24 +33,53 @@ export const b64 = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+/**
+ * A batch item's base64 field, decoded when the item runs: Vault reports an item that does not decode
+ * in its place (`{error}`) and goes on with the others, so the body's schema keeps it as text.
+ */
+export function fromB64(field: string, text: string): Buffer;
+export function fromB64(field: string, text: string | undefined): Buffer | undefined;
+export function fromB64(field: string, text: string | undefined): Buffer | undefined {
+  if (text === undefined) return undefined;
+  const decoded = Buffer.from(text, 'base64');
+  if (!isStandardBase64(text, decoded)) throw badInput(`${field}: must be base64`);
+  return decoded;
+}
+
 export const keyVersion = flexibleInt.pipe(z.number().int().min(0, 'must be 0 (the latest) or more'));
+
+/** `partial_failure_response_code` of `encrypt/` and `decrypt/`. */
+export const partialFailureCode = { partial_failure_response_code: flexibleInt.optional() };
+
+/**
+ * How an answer whose batch has failed items is coded. Vault's `encrypt/` and `decrypt/` answer 400
+ * (the results in the body), or the request's `partial_failure_response_code` when some items
+ * succeeded; `rewrap/`, `sign/`, `verify/` and `hmac/` answer 200, the errors in their items.
+ */
+export type BatchFailure = { readonly kind: 'ok' } | { readonly kind: 'fail'; readonly partialCode?: number };
+export const ITEM_ERRORS_OK: BatchFailure = { kind: 'ok' };
+export const itemErrorsFail = (partialCode: number | undefined): BatchFailure => ({ kind: 'fail', partialCode });
 
 /**
  * Vault's batch form: with `batch_input`, each item runs on its own and its error is reported in
- * its place (`{error}`), the whole answer a 400 when any item failed; without it, the single
- * item's error is the request's.
+ * its place (`{error}`), the answer's status as `failure` says; without it, the single item's error
+ * is the request's.
  */
 export function batched<T extends { reference?: string }>(
   batch: readonly T[] | undefined,
   single: T,
   run: (item: T) => Record<string, unknown>,
+  failure: BatchFailure,
 ): SecretsResponse {
   if (!batch) return { data: run(single) };
+  if (batch.length === 0) throw badInput('batch_input: missing batch input to process');
   let failed = false;
+  let succeeded = false;
   const results = batch.map((item) => {
     let result: Record<string, unknown>;
     try {
       result = run(item);
+      succeeded = true;
     } catch (e) {
       if (!(e instanceof HangarError) || e.status >= 500) throw e;
       failed = true;
@@ -58,5 +88,13 @@ export function batched<T extends { reference?: string }>(
     if (item.reference !== undefined) result.reference = item.reference;
     return result;
   });
-  return { status: failed ? 400 : 200, data: { batch_results: results } };
+  const data = { batch_results: results };
+  if (!failed || failure.kind === 'ok') return { data };
+  const code = failure.partialCode;
+  if (code === undefined || !succeeded) return { status: 400, data };
+  // Vault takes 1 to 599; Node.js cannot answer an informational (1xx) status as a final one.
+  if (code < 200 || code > 599) {
+    return { status: 400, data, warnings: ['invalid HTTP response code override from partial_failure_response_code, reverting to 400'] };
+  }
+  return { status: code, data };
 }

@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, hkdfSync, KeyObject, randomBytes } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, hkdfSync, KeyObject, randomBytes } from 'node:crypto';
 import { isVersionedBase64 } from './input';
 import { BoundedMap } from '../../../bounded-map';
 import { badInput, missing } from '../../core/request';
@@ -45,6 +45,8 @@ export interface Keyring {
   readonly name: string;
   readonly type: KeyType;
   readonly derived: boolean;
+  /** Convergent encryption (derived keys only): the nonce is derived from the plaintext and context. */
+  readonly convergent?: boolean;
   exportable: boolean;
   allowPlaintextBackup: boolean;
   deletionAllowed: boolean;
@@ -109,8 +111,13 @@ export function newVersion(type: KeyType, now: number, keySize = 32): KeyVersion
   return { created: now, privateKey: pair.privateKey.export({ type: 'pkcs8', format: 'der' }).toString('base64'), hmacKey };
 }
 
+/** The size in bytes of a version's symmetric (or hmac) key. */
+function keyLength(v: KeyVersion): number {
+  return Buffer.byteLength(v.key!, 'base64');
+}
+
 export function rotate(ring: Keyring, now: number): void {
-  const keySize = ring.type === 'hmac' ? Buffer.from(ring.versions[String(ring.latestVersion)].key!, 'base64').length : 32;
+  const keySize = ring.type === 'hmac' ? keyLength(ring.versions[String(ring.latestVersion)]) : 32;
   ring.latestVersion += 1;
   ring.versions[String(ring.latestVersion)] = newVersion(ring.type, now, keySize);
 }
@@ -161,18 +168,33 @@ export const hmacKeyOf = (ring: Keyring, v: KeyVersion): KeyObject => (ring.type
  */
 const derivedKeys = new BoundedMap<string, KeyObject>(4096);
 
-/** Symmetric key; derived keys (HKDF-SHA256 with the context as info, as Vault) need a context. */
-export function symmetricKey(ring: Keyring, v: KeyVersion, context: Buffer | undefined): KeyObject {
-  if (!ring.derived) return secretKeyOf(v);
+const derivedBytes = (v: KeyVersion, context: Buffer | undefined, length: number): KeyObject => {
   if (!context || context.length === 0) throw badInput('context: missing, required for a derived key');
-  const id = `${v.key}:${context.toString('base64')}`;
+  const id = `${length}:${v.key}:${context.toString('base64')}`;
   let derived = derivedKeys.get(id);
   if (!derived) {
-    const key = Buffer.from(v.key!, 'base64');
-    derived = createSecretKey(Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), context, key.length)));
+    derived = createSecretKey(Buffer.from(hkdfSync('sha256', Buffer.from(v.key!, 'base64'), Buffer.alloc(0), context, length)));
     derivedKeys.set(id, derived);
   }
   return derived;
+};
+
+/** Symmetric key; derived keys (HKDF-SHA256 with the context as info, as Vault) need a context. */
+export function symmetricKey(ring: Keyring, v: KeyVersion, context: Buffer | undefined): KeyObject {
+  return ring.derived ? derivedBytes(v, context, keyLength(v)) : secretKeyOf(v);
+}
+
+/**
+ * A convergent key's encryption key and nonce for a plaintext, as Vault's convergent version 3 (keys
+ * created since Vault 0.6.2): HKDF-SHA256 of the key with the context as info yields the encryption
+ * key followed by 32 bytes of HMAC key; the nonce is the first 12 bytes of HMAC-SHA256 of the
+ * plaintext under that HMAC key. The same plaintext and context encrypt to the same ciphertext.
+ */
+export function convergentKey(v: KeyVersion, context: Buffer | undefined, plaintext: Buffer, nonceSize: number): [KeyObject, Buffer] {
+  const size = keyLength(v);
+  const both = derivedBytes(v, context, size + 32).export();
+  const nonce = createHmac('sha256', both.subarray(size)).update(plaintext).digest().subarray(0, nonceSize);
+  return [createSecretKey(both.subarray(0, size)), nonce];
 }
 
 /** The public key as Vault shows it: raw base64 for ed25519, PEM for ECDSA and RSA. */
@@ -182,12 +204,17 @@ export function publicKeyText(type: KeyType, v: KeyVersion): string {
   return pub.export({ type: 'spki', format: 'pem' }).toString();
 }
 
+/** The `name` Vault gives an asymmetric key's versions (Go's curve names for ECDSA). */
+const ASYMMETRIC_NAMES: Partial<Record<KeyType, string>> = { 'ecdsa-p256': 'P-256', 'ecdsa-p384': 'P-384', 'ecdsa-p521': 'P-521' };
+
 /** The key's read response. */
 export function keyInfo(ring: Keyring): Record<string, unknown> {
+  // Vault: creation times (seconds) of symmetric keys; name, public key and certificate chain of
+  // asymmetric ones; nothing for hmac keys.
   const keys: Record<string, unknown> = {};
   for (const [n, v] of Object.entries(ring.versions)) {
     keys[n] = v.privateKey
-      ? { creation_time: new Date(v.created).toISOString(), name: ring.type.split('-')[0], public_key: publicKeyText(ring.type, v) }
+      ? { certificate_chain: '', creation_time: new Date(v.created).toISOString(), name: ASYMMETRIC_NAMES[ring.type] ?? ring.type, public_key: publicKeyText(ring.type, v) }
       : Math.floor(v.created / 1000);
   }
   return {
@@ -197,7 +224,7 @@ export function keyInfo(ring: Keyring): Record<string, unknown> {
     derived: ring.derived,
     exportable: ring.exportable,
     imported_key: false,
-    keys,
+    ...(ring.type === 'hmac' ? {} : { keys }),
     latest_version: ring.latestVersion,
     min_available_version: ring.minAvailableVersion ?? 0,
     min_decryption_version: ring.minDecryptionVersion,
@@ -208,7 +235,10 @@ export function keyInfo(ring: Keyring): Record<string, unknown> {
     supports_encryption: canEncrypt(ring.type),
     supports_signing: canSign(ring.type),
     type: ring.type,
-    ...(ring.derived ? { kdf: 'hkdf_sha256' } : {}),
+    ...(ring.type === 'hmac' ? { key_size: keyLength(ring.versions[String(ring.latestVersion)]) } : {}),
+    // Vault shows these of derived keys only; -1 is the convergent version of keys made since Vault 0.6.2.
+    ...(ring.derived ? { kdf: 'hkdf_sha256', convergent_encryption: ring.convergent ?? false } : {}),
+    ...(ring.convergent ? { convergent_encryption_version: -1 } : {}),
   };
 }
 

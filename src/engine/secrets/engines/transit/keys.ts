@@ -15,7 +15,8 @@ const CreateBody = z.object({
   exportable: flexibleBoolean.optional(),
   allow_plaintext_backup: flexibleBoolean.optional(),
   auto_rotate_period: duration().optional(),
-  key_size: flexibleInt.pipe(z.number().int().min(16, 'must be 16 to 512 bytes').max(512, 'must be 16 to 512 bytes')).optional(),
+  // Vault: 32 to 512 bytes (HmacMinKeySize, HmacMaxKeySize).
+  key_size: flexibleInt.pipe(z.number().int().min(32, 'must be 32 to 512 bytes').max(512, 'must be 32 to 512 bytes')).optional(),
 });
 const ConfigBody = z.object({
   min_decryption_version: keyVersion.optional(),
@@ -26,8 +27,8 @@ const ConfigBody = z.object({
   auto_rotate_period: duration().optional(),
 });
 
-/** Vault: an automatic rotation period is 0 (off) or at least an hour. */
-function checkRotatePeriod(seconds: number | undefined): void {
+/** Vault: an automatic rotation period is 0 (off) or at least an hour (transit keys, transform's tokenization keys). */
+export function checkRotatePeriod(seconds: number | undefined): void {
   if (seconds !== undefined && seconds !== 0 && seconds < 3600) throw badInput('auto_rotate_period: must be 0 (never) or at least 1h');
 }
 
@@ -46,7 +47,7 @@ export const keyRoutes: EngineRoute[] = [
       if (!NAME.test(req.params.name)) throw badInput(`name: "${req.params.name}" must be letters, digits, "_", "-" or "." (up to 128)`);
       const b = req.body;
       const type = b.type ?? 'aes256-gcm96';
-      if (b.convergent_encryption) throw badInput('convergent_encryption: not supported by Hangar; create the key without it');
+      if (b.convergent_encryption && !b.derived) throw badInput('convergent_encryption: convergent encryption requires derivation to be enabled');
       if (b.derived && !symmetric(type)) throw badInput(`derived: key derivation is only supported by the aes and chacha20 key types, not ${type}`);
       if (b.key_size !== undefined && type !== 'hmac') throw badInput('key_size: only hmac keys take a size');
       checkRotatePeriod(b.auto_rotate_period);
@@ -54,6 +55,7 @@ export const keyRoutes: EngineRoute[] = [
         name: req.params.name,
         type,
         derived: b.derived ?? false,
+        convergent: b.convergent_encryption ?? false,
         exportable: b.exportable ?? false,
         allowPlaintextBackup: b.allow_plaintext_backup ?? false,
         deletionAllowed: false,

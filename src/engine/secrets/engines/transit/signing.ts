@@ -1,6 +1,6 @@
 import { constants, createHash, createHmac, randomBytes, sign, timingSafeEqual, verify } from 'node:crypto';
 import { z } from 'zod';
-import { b64, batched, keyVersion } from './input';
+import { b64, batched, fromB64, ITEM_ERRORS_OK, keyVersion } from './input';
 import { canSign, hmacKeyOf, isRsa, Keyring, keyringOf, KeyVersion, parseVersioned, privateKeyOf, publicKeyOf, versioned, versionFor, versionOf } from './keyring';
 import { checkDigest, signDigest, verifyDigest } from './prehash';
 import { flexibleBoolean, flexibleInt } from '../../core/durations';
@@ -25,7 +25,8 @@ const hashName = (field: string, name: string | undefined): string => {
   return h;
 };
 
-const SignItem = z.object({ input: b64, context: b64.optional(), reference: z.string().optional() });
+// Items' base64 fields stay text until the item runs (`fromB64`): one that does not decode fails in its place.
+const SignItem = z.object({ input: z.string().optional(), context: z.string().optional(), reference: z.string().optional() });
 const SignOptions = {
   hash_algorithm: z.string().optional(),
   algorithm: z.string().optional(),
@@ -34,11 +35,11 @@ const SignOptions = {
   prehashed: flexibleBoolean.optional(),
   key_version: keyVersion.optional(),
 };
-const SignBody = SignItem.partial({ input: true }).extend({ ...SignOptions, batch_input: z.array(SignItem).optional() });
+const SignBody = SignItem.extend({ ...SignOptions, batch_input: z.array(SignItem).optional() });
 const VerifyItem = SignItem.extend({ signature: z.string().optional(), hmac: z.string().optional() });
-const VerifyBody = VerifyItem.partial({ input: true }).extend({ ...SignOptions, batch_input: z.array(VerifyItem).optional() });
-const HmacItem = z.object({ input: b64, reference: z.string().optional() });
-const HmacBody = HmacItem.partial({ input: true }).extend({
+const VerifyBody = VerifyItem.extend({ ...SignOptions, batch_input: z.array(VerifyItem).optional() });
+const HmacItem = z.object({ input: z.string().optional(), reference: z.string().optional() });
+const HmacBody = HmacItem.extend({
   algorithm: z.string().optional(),
   key_version: keyVersion.optional(),
   batch_input: z.array(HmacItem).optional(),
@@ -103,10 +104,26 @@ function hmacOf(ring: Keyring, v: KeyVersion, algorithm: string | undefined, inp
   return createHmac(hashName('algorithm', algorithm), hmacKeyOf(ring, v)).update(input).digest();
 }
 
-const required = <T>(value: T | undefined, field: string): T => {
-  if (value === undefined) throw badInput(`${field} is required`);
-  return value;
+const inputOf = (i: { input?: string }): Buffer => {
+  if (i.input === undefined) throw badInput('input is required');
+  return fromB64('input', i.input);
 };
+
+/**
+ * Vault's rule for `verify/`: every item checks a signature or every item an HMAC (an item with
+ * both is a signature's); anything else fails the request.
+ */
+function verifyKind(batch: boolean, items: readonly { signature?: string; hmac?: string }[]): 'signature' | 'hmac' {
+  const kinds = items.map((i) => (i.signature !== undefined ? 'signature' : i.hmac !== undefined ? 'hmac' : undefined));
+  const sig = kinds.includes('signature');
+  const mac = kinds.includes('hmac');
+  const missing = kinds.includes(undefined);
+  if (!batch && !sig && !mac) throw badInput("missing 'signature', 'hmac' or 'cmac' were given to verify");
+  if (sig && mac) throw badInput("batch_input: elements of batch_input must all provide either 'signature', 'hmac' or 'cmac'");
+  if (missing && (sig || mac)) throw badInput(`batch_input: some elements of batch_input are missing '${sig ? 'signature' : 'hmac'}'`);
+  if (!sig && !mac) throw badInput("batch_input: no batch_input elements have 'signature', 'hmac' or 'cmac'");
+  return sig ? 'signature' : 'hmac';
+}
 
 /** `sign/`, `verify/`, `hmac/` of the transit engine, and the keyless `hash/` and `random/`. */
 export const signingRoutes: EngineRoute[] = ['sign/:name', 'sign/:name/:hash_algorithm'].map((pattern) => ({
@@ -118,10 +135,11 @@ export const signingRoutes: EngineRoute[] = ['sign/:name', 'sign/:name/:hash_alg
     const [n, v] = versionFor(ring, req.body.key_version);
     const signer = signerOf(ring, v, req.body, hashOf(req));
     const encoding = req.body.marshaling_algorithm === 'jws' ? 'base64url' : 'base64';
-    return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => ({
-      signature: versioned(n, signer(required(i.input, 'input')), encoding),
-      key_version: n,
-    }));
+    const run = (i: z.infer<typeof SignItem>) => {
+      fromB64('context', i.context);
+      return { signature: versioned(n, signer(inputOf(i)), encoding), key_version: n };
+    };
+    return batched(req.body.batch_input, req.body, run, ITEM_ERRORS_OK);
   },
 }));
 
@@ -132,16 +150,19 @@ signingRoutes.push(
     body: VerifyBody,
     write: async (req: SecretsRequest<z.infer<typeof VerifyBody>>) => {
       const ring = await keyringOf(req as SecretsRequest);
-      return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => {
-        const input = required(i.input, 'input');
-        if (i.hmac !== undefined) {
-          const [n, mac] = parseVersioned('hmac', i.hmac);
-          const want = hmacOf(ring, versionOf(ring, n), hashOf(req) ?? req.body.algorithm, input);
+      const b = req.body;
+      const kind = verifyKind(b.batch_input !== undefined, b.batch_input ?? [b]);
+      const run = (i: z.infer<typeof VerifyItem>) => {
+        const input = inputOf(i);
+        if (kind === 'hmac') {
+          const [n, mac] = parseVersioned('hmac', i.hmac!);
+          const want = hmacOf(ring, versionOf(ring, n), hashOf(req) ?? b.algorithm, input);
           return { valid: want.length === mac.length && timingSafeEqual(want, mac) };
         }
-        const [n, sig] = parseVersioned('signature', required(i.signature, 'signature'));
-        return { valid: verifierOf(ring, versionOf(ring, n), req.body, hashOf(req))(input, sig) };
-      });
+        const [n, sig] = parseVersioned('signature', i.signature!);
+        return { valid: verifierOf(ring, versionOf(ring, n), b, hashOf(req))(input, sig) };
+      };
+      return batched(b.batch_input, b, run, ITEM_ERRORS_OK);
     },
   })),
   ...['hmac/:name', 'hmac/:name/:algorithm'].map((pattern) => ({
@@ -152,9 +173,7 @@ signingRoutes.push(
       const ring = await keyringOf(req as SecretsRequest);
       const [n, v] = versionFor(ring, req.body.key_version);
       const algorithm = req.params.algorithm ?? req.body.algorithm;
-      return batched(req.body.batch_input, { ...req.body, input: req.body.input! }, (i) => ({
-        hmac: versioned(n, hmacOf(ring, v, algorithm, required(i.input, 'input'))),
-      }));
+      return batched(req.body.batch_input, req.body, (i) => ({ hmac: versioned(n, hmacOf(ring, v, algorithm, inputOf(i))) }), ITEM_ERRORS_OK);
     },
   })),
   ...['hash', 'hash/:algorithm'].map((pattern) => ({

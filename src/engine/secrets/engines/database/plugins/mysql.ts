@@ -109,3 +109,13 @@ export const mysqlPlugin: DatabasePlugin = {
   },
   open: (settings) => new MysqlSession(settings),
 };
+
+/**
+ * Vault's other MySQL plugins: the same plugin, whose usernames fit the 16 characters of MySQL before
+ * 5.7 (its `DefaultLegacyUserNameTemplate`): `mysql-legacy-database-plugin`, and the RDS and Aurora ones.
+ */
+export const mysqlLegacyPlugins: readonly DatabasePlugin[] = ['mysql-legacy-database-plugin', 'mysql-rds-database-plugin', 'mysql-aurora-database-plugin'].map((name) => ({
+  ...mysqlPlugin,
+  name,
+  defaultUsernameTemplate: '{{ printf "v-%s-%s-%s" (.RoleName | truncate 4) (random 20) | truncate 16 }}',
+}));
