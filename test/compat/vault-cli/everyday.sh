@@ -159,15 +159,16 @@ vault lease revoke "$lease"
 vault lease lookup "$lease" >/dev/null 2>&1 && fail "revoked lease still looks up"
 true
 
-step "jwt login"
+step "jwt login (the CLI has no jwt login handler: pipelines write auth/<mount>/login, then use the token)"
 vault auth enable jwt
 vault write auth/jwt/config jwt_validation_pubkeys="$JWT_PUBLIC_KEY" >/dev/null
 vault write auth/jwt/role/ci role_type=jwt user_claim=sub bound_audiences=hangar-cli token_policies=default >/dev/null
 out=$(vault write -format=json auth/jwt/login role=ci jwt="$JWT")
-json "$out" '.auth.client_token | length > 0' >/dev/null
-out=$(VAULT_TOKEN= vault login -method=jwt -format=json -no-store role=ci jwt="$JWT" 2>/dev/null || \
-  VAULT_TOKEN= vault login -method=oidc -format=json -no-store role=ci jwt="$JWT" 2>&1 || true)
-echo "$out" | head -3
+login_token=$(json "$out" .auth.client_token)
+out=$(VAULT_TOKEN= vault login -no-store -format=json "$login_token")
+json "$out" '.auth.policies | index("default") != null' >/dev/null
+out=$(VAULT_TOKEN=$login_token vault token lookup -format=json)
+json "$out" '.data.meta.role == "ci"' >/dev/null
 
 step "operator"
 vault operator key-status >/dev/null
