@@ -48,7 +48,6 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
       max_lease_ttl: 7200,
       force_no_cache: false,
       description: 'team engine',
-      options: null,
     });
     expect((await s.v('POST', 'sys/mounts/team/kv/tune', { default_lease_ttl: '1h', description: 'tuned' })).status).toBe(204);
     expect((await s.v('GET', 'sys/mounts/team/kv/tune')).body).toMatchObject({ default_lease_ttl: 3600, description: 'tuned' });
@@ -145,6 +144,61 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     await s.v('DELETE', 'sys/mounts/go-engine');
   });
 
+  test('every field Vault returns in mount reads; external_entropy_access and force_no_cache kept; "-" may start a segment', async () => {
+    const body = { type: 'kv', external_entropy_access: true, config: { force_no_cache: true, allowed_managed_keys: 'k1,k2' } };
+    expect((await s.v('POST', 'sys/mounts/-dash/_under', body)).status).toBe(204);
+    const read = (await s.v('GET', 'sys/mounts/-dash/_under')).body.data;
+    expect(read).toEqual({
+      accessor: expect.stringMatching(/^kv_/),
+      config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: true, allowed_managed_keys: ['k1', 'k2'] },
+      deprecation_status: 'supported',
+      description: '',
+      external_entropy_access: true,
+      local: false,
+      options: null,
+      plugin_version: '',
+      running_plugin_version: 'v1.21.1+builtin.vault',
+      running_sha256: '',
+      seal_wrap: false,
+      type: 'kv',
+      uuid: expect.any(String),
+    });
+    expect((await s.v('GET', 'sys/mounts')).body.data['-dash/_under/']).toEqual(read);
+    expect((await s.v('GET', 'sys/mounts/-dash/_under/tune')).body.data).toMatchObject({ external_entropy_access: true, force_no_cache: true });
+    // Core mounts have no deprecation status; `ad` is deprecated in Vault's registry.
+    expect((await s.v('GET', 'sys/mounts/sys')).body.data.deprecation_status).toBeUndefined();
+    expect((await s.v('GET', 'sys/mounts/ad')).body.data.deprecation_status).toBe('deprecated');
+    expect((await s.v('POST', 'sys/mounts/a/.hidden', { type: 'kv' })).body.errors[0]).toMatch(/none starting with "\."/);
+    expect((await s.v('POST', 'sys/mounts/pinned', { type: 'kv', plugin_version: 'v9.9.9' })).body.errors[0]).toMatch(/^plugin_version: /);
+    expect((await s.v('DELETE', 'sys/mounts/-dash/_under')).status).toBe(204);
+  });
+
+  test('sys/internal/ui/mounts: a mount for any token with some capability on or under it, 403 otherwise', async () => {
+    const read = (path: string, token: string | null = ROOT_TOKEN) => s.v('GET', `sys/internal/ui/mounts/${path}`, undefined, token);
+    const root = await read('secret/data/app');
+    expect(root.status).toBe(200);
+    expect(root.body.data).toMatchObject({ type: 'kv', options: { version: '2' }, path: 'secret/', config: { default_lease_ttl: 768 * 3600, max_lease_ttl: 768 * 3600 } });
+    expect((await read('auth/jwt/login')).body.data).toMatchObject({ type: 'jwt', path: 'jwt/', config: { token_type: 'default-service' } });
+    const reader = await s.tokenWith('path "secret/data/team/*" { capabilities = ["read"] }');
+    expect((await read('secret', reader)).body.data.options).toEqual({ version: '2' });
+    const refused = await read('pki/issue/x', reader);
+    expect(refused).toMatchObject({ status: 403, body: { errors: ['preflight capability check returned 403, please ensure client\'s policies grant access to path "pki/issue/x/"'] } });
+    // A path with no mount answers the same 403: the endpoint cannot probe for mounts.
+    expect((await read('nowhere', ROOT_TOKEN)).status).toBe(403);
+    expect((await read('secret', null)).status).toBe(403);
+    expect((await read('secret', 'hvs.nope')).status).toBe(403);
+    const denied = await s.tokenWith('path "secret/*" { capabilities = ["deny"] }');
+    expect((await read('secret', denied)).status).toBe(403);
+    // The whole list: what the token may use, in full; without a token, only mounts tuned `listing_visibility: unauth`.
+    const all = (await s.v('GET', 'sys/internal/ui/mounts', undefined, reader)).body.data;
+    expect(Object.keys(all.secret)).toEqual(['secret/']);
+    expect(all.auth).toEqual({});
+    expect((await s.v('POST', 'sys/auth/jwt/tune', { listing_visibility: 'unauth' })).status).toBe(204);
+    const anonymous = (await s.v('GET', 'sys/internal/ui/mounts', undefined, null)).body.data;
+    expect(anonymous).toEqual({ secret: {}, auth: { 'jwt/': { type: 'jwt', description: '', options: null } } });
+    expect((await s.v('POST', 'sys/auth/jwt/tune', { listing_visibility: '' })).status).toBe(204);
+  });
+
   test('tuning auth/token sets the TTLs of new tokens', async () => {
     expect((await s.v('POST', 'sys/auth/token/tune', { default_lease_ttl: '2h', max_lease_ttl: '3h' })).status).toBe(204);
     const t = await s.v('POST', 'auth/token/create', { policies: ['default'] });
@@ -163,7 +217,8 @@ describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
   });
   afterAll(() => s.close());
 
-  const keys = async (what: 'issued' | 'revoked') => (await s.v('LIST', `test/${what}`)).body.data.keys as string[];
+  // An empty list is Vault's 404.
+  const keys = async (what: 'issued' | 'revoked') => ((await s.v('LIST', `test/${what}`)).body.data?.keys ?? []) as string[];
   const issue = async (token = ROOT_TOKEN) => {
     const res = await s.v('GET', 'test/creds/app', undefined, token);
     expect(res.status).toBe(200);
@@ -312,8 +367,8 @@ describe.each(STORAGE_KINDS)('pending revocations survive a restart (%s)', (kind
       await call(second, 'PUT', 'test/config', { fail_revocations: false });
       clock.advance(60_000);
       await second.scheduler.runOnce();
-      const issued = JSON.parse((await call(second, 'GET', 'test/issued?list=true')).body);
-      expect(issued.data.keys).toEqual([]);
+      // Nothing issued is left: an empty list is Vault's 404.
+      expect((await call(second, 'GET', 'test/issued?list=true')).statusCode).toBe(404);
       const revoked = JSON.parse((await call(second, 'GET', 'test/revoked?list=true')).body);
       expect(revoked.data.keys).toEqual([lease.data.id]);
       await second.close();

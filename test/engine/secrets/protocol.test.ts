@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
 import { mountTestEngine } from './test-engine';
 import { parseDuration } from '../../../src/engine/secrets/core/durations';
+import { VERSION } from '../../../src/engine/version';
 
 describe('durations', () => {
   test('integer seconds, numeric strings and Go duration strings', () => {
@@ -104,11 +105,12 @@ describe('protocol', () => {
 
   test('sys/health (GET and HEAD), sys/seal-status and sys/init need no token', async () => {
     const health = await s.v('GET', 'sys/health', undefined, null);
-    expect(health.body).toMatchObject({ initialized: true, sealed: false, standby: false, version: expect.any(String) });
+    // The public service's version whose API Hangar implements, and Hangar's own beside it.
+    expect(health.body).toMatchObject({ initialized: true, sealed: false, standby: false, version: '1.21.1', hangar_version: VERSION, enterprise: false });
     const head = await request(`${s.urls.secrets}/v1/sys/health`, { method: 'HEAD' });
     expect(head.statusCode).toBe(200);
     await head.body.text();
-    expect((await s.v('GET', 'sys/seal-status', undefined, null)).body).toMatchObject({ sealed: false, t: 1, n: 1, progress: 0 });
+    expect((await s.v('GET', 'sys/seal-status', undefined, null)).body).toMatchObject({ sealed: false, t: 1, n: 1, progress: 0, version: '1.21.1', hangar_version: VERSION });
     expect((await s.v('GET', 'sys/init', undefined, null)).body).toEqual({ initialized: true });
   });
 

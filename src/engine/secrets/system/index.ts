@@ -1,4 +1,5 @@
 import { auditSystemRoutes } from './audit';
+import { internalUiSystemRoutes } from './internal-ui';
 import { leaseSystemRoutes } from './leases';
 import { mountSystemRoutes } from './mounts';
 import { observabilitySystemRoutes } from './observability';
@@ -16,6 +17,7 @@ export const systemEngine: EngineType = {
   routes: [
     ...statusSystemRoutes,
     ...mountSystemRoutes,
+    ...internalUiSystemRoutes,
     ...policySystemRoutes,
     ...leaseSystemRoutes,
     ...passwordPolicySystemRoutes,

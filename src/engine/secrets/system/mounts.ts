@@ -4,6 +4,7 @@ import { BUILTIN_MOUNTS, normalizeMountPath } from '../core/mounts';
 import { badInput, missing } from '../core/request';
 import { SYSTEM_MAX_TTL } from '../core/tokens';
 import { EngineRoute, MountEntry, MountTune, SecretsRequest, SecretsResponse } from '../core/types';
+import { SECRETS_API_VERSION } from '../core/version';
 import { identityStore } from '../identity/store';
 
 /** A mount TTL: a duration, or "system" (and "" from the Go client's unset fields) for the system's. */
@@ -16,6 +17,9 @@ const TuneFields = {
   audit_non_hmac_response_keys: commaList.optional(),
   passthrough_request_headers: commaList.optional(),
   allowed_response_headers: commaList.optional(),
+  allowed_managed_keys: commaList.optional(),
+  delegated_auth_accessors: commaList.optional(),
+  identity_token_key: z.string().optional(),
   token_type: z.enum(['default-service', 'default-batch', 'service', 'batch', 'default', ''], {
     message: 'must be default-service, default-batch, service or batch',
   }).optional(),
@@ -39,7 +43,10 @@ const EnableBody = z.object({
   options,
   local: flexibleBoolean.optional(),
   seal_wrap: flexibleBoolean.optional(),
+  external_entropy_access: flexibleBoolean.optional(),
   plugin_name: z.string().optional(),
+  // Vault's plugin catalog pins versions of external plugins; Hangar's engines are built in (only "" is theirs).
+  plugin_version: z.string().optional(),
 });
 
 /** In a tune, an empty TTL (the Go client's unset field) leaves the TTL as it is (Vault). */
@@ -71,17 +78,30 @@ function mergeTune(kind: 'secret' | 'auth', current: MountTune | undefined, give
   return Object.keys(out).length ? (out as MountTune) : undefined;
 }
 
-/** Vault's shape of one mount in `sys/mounts` and `sys/auth`. */
-export function mountInfo(m: MountEntry): Record<string, unknown> {
+/**
+ * Vault's shape of one mount (vault/logical_system.go's mountInfo) in `sys/mounts`, `sys/auth` and
+ * `sys/internal/ui/mounts`; `systemTtls` shows unset TTLs as the system's (the latter's form).
+ */
+export function mountInfo(m: MountEntry, systemTtls = false): Record<string, unknown> {
+  const ttl = (t: number) => (systemTtls && t === 0 ? SYSTEM_MAX_TTL : t);
+  const builtin = BUILTIN_MOUNTS.some((b) => b.type === m.type);
   return {
     accessor: m.accessor,
-    config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, ...shownTune(m) },
+    config: {
+      default_lease_ttl: ttl(m.defaultLeaseTtl),
+      max_lease_ttl: ttl(m.maxLeaseTtl),
+      force_no_cache: m.forceNoCache ?? false,
+      ...shownTune(m),
+    },
+    // Vault's built-in registry: `ad` is deprecated, the others supported; core mounts (sys, token...) have no status.
+    ...(builtin ? {} : { deprecation_status: m.type === 'ad' ? 'deprecated' : 'supported' }),
     description: m.description,
-    external_entropy_access: false,
+    external_entropy_access: m.externalEntropyAccess ?? false,
     local: m.local,
     options: Object.keys(m.options).length ? m.options : null,
     plugin_version: '',
-    running_plugin_version: '',
+    // Every engine is built into Hangar, as Vault's own built-in plugins are (their version is Vault's).
+    running_plugin_version: `v${SECRETS_API_VERSION}+builtin.vault`,
     running_sha256: '',
     seal_wrap: m.sealWrap,
     type: m.type,
@@ -94,13 +114,15 @@ function shownTune(m: MountEntry): MountTune {
   return m.kind === 'auth' ? { token_type: 'default-service', ...m.tune } : { ...m.tune };
 }
 
+/** Vault's `sys/mounts/:path/tune` read: `external_entropy_access` and `options` only when set. */
 function tuneInfo(m: MountEntry): Record<string, unknown> {
   return {
     default_lease_ttl: m.defaultLeaseTtl || SYSTEM_MAX_TTL,
     max_lease_ttl: m.maxLeaseTtl || SYSTEM_MAX_TTL,
-    force_no_cache: false,
+    force_no_cache: m.forceNoCache ?? false,
     description: m.description,
-    options: Object.keys(m.options).length ? m.options : null,
+    ...(m.externalEntropyAccess ? { external_entropy_access: true } : {}),
+    ...(Object.keys(m.options).length ? { options: m.options } : {}),
     ...shownTune(m),
   };
 }
@@ -162,6 +184,7 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   if (!type || BUILTIN_MOUNTS.some((m) => m.type === typeName)) {
     throw badInput(`plugin not found in the catalog: ${typeName} (available: ${req.core.typeNames(kind).join(', ')})`);
   }
+  if (b.plugin_version) throw badInput(`plugin_version: Hangar's engines are built in and have no other version than "" (given "${b.plugin_version}")`);
   const defaultTtl = b.config?.default_lease_ttl ?? 0;
   const maxTtl = b.config?.max_lease_ttl ?? 0;
   checkTtls(defaultTtl, maxTtl);
@@ -176,6 +199,8 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
       options: mountOptions,
       local: b.local ?? false,
       sealWrap: b.seal_wrap ?? false,
+      ...(b.external_entropy_access ? { externalEntropyAccess: true } : {}),
+      ...(b.config?.force_no_cache ? { forceNoCache: true } : {}),
       tune: mergeTune(kind, undefined, (b.config ?? {}) as TuneInput),
     },
     req.now,

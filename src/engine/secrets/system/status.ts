@@ -3,6 +3,7 @@ import { VERSION } from '../../version';
 import { commaList } from '../core/durations';
 import { badInput } from '../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse, TokenEntry } from '../core/types';
+import { SECRETS_API_VERSION } from '../core/version';
 
 const json = (body: unknown, status = 200): SecretsResponse => ({
   status,
@@ -18,9 +19,14 @@ function health(req: SecretsRequest): SecretsResponse {
     replication_performance_mode: 'disabled',
     replication_dr_mode: 'disabled',
     server_time_utc: Math.floor(req.now / 1000),
-    version: VERSION,
+    version: SECRETS_API_VERSION,
+    hangar_version: VERSION,
+    enterprise: false,
     cluster_name: 'hangar',
     cluster_id: 'hangar',
+    echo_duration_ms: 0,
+    clock_skew_ms: 0,
+    replication_primary_canary_age_ms: 0,
   };
   if (req.method === 'HEAD') return { status: 200, raw: { contentType: 'application/json; charset=utf-8', body: '' } };
   return json(body);
@@ -35,7 +41,8 @@ function sealStatus(): SecretsResponse {
     n: 1,
     progress: 0,
     nonce: '',
-    version: VERSION,
+    version: SECRETS_API_VERSION,
+    hangar_version: VERSION,
     build_date: '',
     migration: false,
     cluster_name: 'hangar',
