@@ -199,6 +199,67 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     expect((await s.v('POST', 'sys/auth/jwt/tune', { listing_visibility: '' })).status).toBe(204);
   });
 
+  test('sys/remount moves a secrets engine with its data; its leases are revoked first, as in Vault', async () => {
+    expect((await s.v('POST', 'sys/mounts/move-kv', { type: 'kv', options: { version: '2' }, description: 'to move' })).status).toBe(204);
+    expect((await s.v('POST', 'move-kv/data/app', { data: { password: 'FAKEXSECRET' } })).status).toBe(200);
+    const before = (await s.v('GET', 'sys/mounts/move-kv')).body.data;
+    const started = await s.v('POST', 'sys/remount', { from: 'move-kv/', to: 'moved/kv' });
+    expect(started.status).toBe(200);
+    expect(started.body.data.migration_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(started.body.warnings).toHaveLength(1);
+    const status = await s.v('GET', `sys/remount/status/${started.body.data.migration_id}`);
+    expect(status.body.data).toEqual({
+      migration_id: started.body.data.migration_id,
+      migration_info: { source_mount: 'move-kv/', target_mount: 'moved/kv/', status: 'success' },
+    });
+    expect((await s.v('GET', 'moved/kv/data/app')).body.data.data).toEqual({ password: 'FAKEXSECRET' });
+    expect((await s.v('GET', 'sys/mounts/moved/kv')).body.data).toEqual(before);
+    expect((await s.v('GET', 'sys/mounts/move-kv')).status).toBe(404);
+    expect((await s.v('GET', 'sys/remount/status/no-such-id')).status).toBe(404);
+
+    // A lease-bearing engine: its leases are revoked through it, then it moves.
+    await mountTestEngine(s.engine, s.v, 'move-leases');
+    const lease = (await s.v('GET', 'move-leases/creds/app')).body;
+    const moved = await s.v('POST', 'sys/remount', { from: 'move-leases', to: 'leases-moved' });
+    expect((await s.v('GET', `sys/remount/status/${moved.body.data.migration_id}`)).body.data.migration_info.status).toBe('success');
+    expect((await s.v('LIST', 'leases-moved/revoked')).body.data.keys).toEqual([lease.data.id]);
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: lease.lease_id })).status).toBe(400);
+  });
+
+  test('sys/remount moves an auth method within auth/; Vault\'s refusals', async () => {
+    expect((await s.v('POST', 'sys/auth/move-jwt', { type: 'jwt' })).status).toBe(204);
+    const accessor = (await s.v('GET', 'sys/auth')).body.data['move-jwt/'].accessor;
+    const moved = await s.v('POST', 'sys/remount', { from: 'auth/move-jwt', to: 'auth/jwt-moved' });
+    expect(moved.status).toBe(200);
+    const auth = (await s.v('GET', 'sys/auth')).body.data;
+    expect(auth['move-jwt/']).toBeUndefined();
+    expect(auth['jwt-moved/'].accessor).toBe(accessor);
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ from: 'sys', to: 'system' }, 'cannot remount "sys/"'],
+      [{ from: 'cubbyhole/', to: 'cubby' }, 'cannot remount "cubbyhole/"'],
+      [{ from: 'identity', to: 'ident' }, 'cannot remount "identity/"'],
+      [{ from: 'secret', to: 'sys/secret' }, 'cannot remount to destination sys/secret/'],
+      [{ from: 'secret', to: 'auth/secret' }, 'cannot remount to destination auth/secret/'],
+      [{ from: 'auth/token', to: 'auth/tokens' }, 'cannot remount "auth/token/"'],
+      [{ from: 'auth/jwt-moved', to: 'auth/token/x' }, 'cannot remount to destination "auth/token/x/"'],
+      [{ from: 'auth/jwt-moved', to: 'jwt' }, 'cannot remount auth mount to non-auth mount "jwt/"'],
+      [{ from: 'secret', to: 'pki' }, 'path already in use at "pki/"'],
+      [{ from: 'secret', to: 'secret/sub' }, 'path already in use at "secret/"'],
+      [{ from: 'nowhere', to: 'elsewhere' }, 'no matching mount at "nowhere/"'],
+      [{ from: 'secret' }, "both 'from' and 'to' path must be specified as a string"],
+      [{ from: ' secret', to: 'x' }, "'from' path cannot contain trailing whitespace"],
+      [{ from: 'secret', to: 'a/.b' }, 'invalid destination mount: mount path "a/.b" is invalid'],
+    ];
+    for (const [body, message] of refused) {
+      const res = await s.v('POST', 'sys/remount', body);
+      expect([body, res.status, res.body.errors[0]]).toEqual([body, 400, expect.stringContaining(message)]);
+    }
+    expect(Object.keys((await s.v('GET', 'sys/mounts')).body.data)).toContain('secret/');
+    // Root-protected, as in Vault: a token without sudo on sys/remount is refused.
+    const noSudo = await s.tokenWith('path "sys/remount" { capabilities = ["update"] }');
+    expect((await s.v('POST', 'sys/remount', { from: 'secret', to: 'kv' }, noSudo)).status).toBe(403);
+  });
+
   test('tuning auth/token sets the TTLs of new tokens', async () => {
     expect((await s.v('POST', 'sys/auth/token/tune', { default_lease_ttl: '2h', max_lease_ttl: '3h' })).status).toBe(204);
     const t = await s.v('POST', 'auth/token/create', { policies: ['default'] });

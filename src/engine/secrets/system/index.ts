@@ -5,6 +5,7 @@ import { mountSystemRoutes } from './mounts';
 import { observabilitySystemRoutes } from './observability';
 import { passwordPolicySystemRoutes } from './password-policies';
 import { policySystemRoutes } from './policies';
+import { remountSystemRoutes } from './remount';
 import { statusSystemRoutes } from './status';
 import { wrappingSystemRoutes } from './wrapping';
 import { EngineType } from '../core/types';
@@ -18,6 +19,7 @@ export const systemEngine: EngineType = {
     ...statusSystemRoutes,
     ...mountSystemRoutes,
     ...internalUiSystemRoutes,
+    ...remountSystemRoutes,
     ...policySystemRoutes,
     ...leaseSystemRoutes,
     ...passwordPolicySystemRoutes,

@@ -244,6 +244,19 @@ async function read(req: SecretsRequest, kind: 'secret' | 'auth', rest: string):
   return { data: tune ? tuneInfo(m) : mountInfo(m), topLevel: tune };
 }
 
+/**
+ * Marks for revocation every lease of a mount, and for an auth method revokes the tokens it issued
+ * (their leases marked too), as Vault does before disabling or moving it; the caller revokes the
+ * returned leases through their engine once the transaction commits. Leases whose revocation
+ * failed before are included: the mount goes (or moves) only once all are revoked.
+ */
+export async function markLeasesOf(req: SecretsRequest, m: MountEntry): Promise<string[]> {
+  const leases = await req.core.leases.idsWithPrefix(req.db, m.path, true);
+  if (m.kind === 'auth') leases.push(...(await req.core.revokeTokensUnder(req.db, m.path, req.now)));
+  await req.core.leases.markRevoking(req.db, leases, req.now);
+  return leases;
+}
+
 /** Disables a mount: its leases are revoked through its engine first, then its storage goes. */
 async function disable(req: SecretsRequest, kind: 'secret' | 'auth', rest: string): Promise<undefined> {
   const { path, tune } = target(kind, rest);
@@ -251,14 +264,9 @@ async function disable(req: SecretsRequest, kind: 'secret' | 'auth', rest: strin
   if (BUILTIN_MOUNTS.some((b) => b.path === path)) throw badInput(`cannot unmount "${path}"`);
   const m = await req.core.mounts.get(req.db, path);
   if (!m || m.kind !== kind) return undefined;
-  // Leases whose revocation failed before are tried again: the mount goes only once all are revoked.
-  const leases = await req.core.leases.idsWithPrefix(req.db, path, true);
-  if (kind === 'auth') {
-    leases.push(...(await req.core.revokeTokensUnder(req.db, path, req.now)));
-    // Its group aliases go too (Vault), so their groups can be aliased at another mount.
-    await (await identityStore(req.core, req.db))?.deleteAliasesOfMount(m.accessor, req.now);
-  }
-  await req.core.leases.markRevoking(req.db, leases, req.now);
+  const leases = await markLeasesOf(req, m);
+  // Its group aliases go too (Vault), so their groups can be aliased at another mount.
+  if (kind === 'auth') await (await identityStore(req.core, req.db))?.deleteAliasesOfMount(m.accessor, req.now);
   // The engines' revoke hooks read the mount and its storage (a broker's connection), so these go after.
   req.afterCommit(async () => {
     // As Vault: a lease that cannot be revoked (its system is down) keeps the mount; retried in the background.
