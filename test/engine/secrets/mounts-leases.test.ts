@@ -34,6 +34,22 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     expect(auth.body.data['jwt/']).toMatchObject({ type: 'jwt', accessor: expect.stringMatching(/^auth_jwt_/) });
   });
 
+  test('dev mode: enabling what it mounted (the tutorials\' `vault secrets enable pki`) keeps the mount, tuned', async () => {
+    const before = (await s.v('GET', 'sys/mounts/pki')).body.data;
+    const again = await s.v('POST', 'sys/mounts/pki', { type: 'pki', description: 'tutorial', config: { max_lease_ttl: '87600h' } });
+    expect(again.status).toBe(200);
+    expect(again.body.warnings[0]).toMatch(/^pki\/ was already mounted \(pki\) by Hangar's dev mode/);
+    expect((await s.v('GET', 'sys/mounts/pki')).body.data).toMatchObject({ uuid: before.uuid, description: 'tutorial', config: { max_lease_ttl: 87600 * 3600 } });
+    expect((await s.v('POST', 'sys/mounts/secret', { type: 'kv-v2' })).status).toBe(200);
+    expect((await s.v('POST', 'sys/auth/jwt', { type: 'jwt' })).status).toBe(200);
+    // Another type or KV version there: refused, saying how to go on.
+    expect((await s.v('POST', 'sys/mounts/secret', { type: 'kv' })).body.errors).toEqual([
+      "path is already in use at secret/: Hangar's dev mode mounted kv there; disable it first (vault secrets disable secret/) or choose another path",
+    ]);
+    expect((await s.v('POST', 'sys/mounts/pki/sub', { type: 'pki' })).body.errors).toEqual(['path is already in use at pki/']);
+    expect((await s.v('POST', 'sys/mounts/pki/tune', { max_lease_ttl: 'system', description: '' })).status).toBe(204);
+  });
+
   test('enable, read, tune, disable a secrets engine', async () => {
     const enabled = await s.v('POST', 'sys/mounts/team/kv', {
       type: 'hangar-test',

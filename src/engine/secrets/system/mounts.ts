@@ -170,16 +170,22 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   const { path, tune } = target(kind, rest);
   if (tune) return tuneMount(req as unknown as SecretsRequest<z.infer<typeof TuneBody>>, kind, path);
   const b = req.body;
-  const existing = await req.core.mounts.all(req.db);
-  const clash = existing.find((m) => path.startsWith(m.path) || m.path.startsWith(path));
-  if (clash) throw badInput(`path is already in use at ${clash.path}`);
-  if (kind === 'secret' && (path === 'auth/' || path.startsWith('auth/') || path.startsWith('sys/'))) {
-    throw badInput(`cannot mount a secrets engine under "${path.split('/')[0]}/"`);
-  }
   const named = b.type === 'plugin' && b.plugin_name ? b.plugin_name : b.type;
   // As Vault: `kv-v2` is the `kv` engine with `version: 2`.
   const typeName = kind === 'secret' && named === 'kv-v2' ? 'kv' : named;
   const mountOptions = named === typeName ? b.options ?? {} : { ...b.options, version: '2' };
+  const existing = await req.core.mounts.all(req.db);
+  const clash = existing.find((m) => path.startsWith(m.path) || m.path.startsWith(path));
+  if (clash) {
+    const dev = clash.path === path && req.core.devMount(clash);
+    if (dev && clash.type === typeName && sameOptions(clash.options, mountOptions)) return keepDevMount(req, clash);
+    const cli = `vault ${kind === 'auth' ? 'auth' : 'secrets'} disable ${kind === 'auth' ? path.slice('auth/'.length) : path}`;
+    const hint = dev ? `: Hangar's dev mode mounted ${clash.type} there; disable it first (${cli}) or choose another path` : '';
+    throw badInput(`path is already in use at ${clash.path}${hint}`);
+  }
+  if (kind === 'secret' && (path === 'auth/' || path.startsWith('auth/') || path.startsWith('sys/'))) {
+    throw badInput(`cannot mount a secrets engine under "${path.split('/')[0]}/"`);
+  }
   const type = req.core.engineType(kind, typeName);
   if (!type || BUILTIN_MOUNTS.some((m) => m.type === typeName)) {
     throw badInput(`plugin not found in the catalog: ${typeName} (available: ${req.core.typeNames(kind).join(', ')})`);
@@ -208,6 +214,21 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   await req.core.mounts.put(req.db, entry);
   if (type.mounted) await type.mounted(req.core.contextIn(req.db, entry, req.now));
   return undefined;
+}
+
+const sameOptions = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
+  [...new Set([...Object.keys(a), ...Object.keys(b)])].every((k) => a[k] === b[k]);
+
+/**
+ * Dev mode mounts the spec's engines at their default paths, and the public service's tutorials
+ * begin with `vault secrets enable pki`: enabling the same type (and options) where dev mode put
+ * it keeps that mount, applies the description and config given as a tune, and says so in a warning.
+ */
+async function keepDevMount(req: SecretsRequest<z.infer<typeof EnableBody>>, m: MountEntry): Promise<SecretsResponse> {
+  const { description, config } = req.body;
+  const tune = { ...config, ...(description !== undefined ? { description } : {}) };
+  await tuneMount({ ...req, body: tune as z.infer<typeof TuneBody> }, m.kind, m.path);
+  return { warnings: [`${m.path} was already mounted (${m.type}) by Hangar's dev mode: that mount is kept, tuned with the configuration given`] };
 }
 
 async function tuneMount(req: SecretsRequest<z.infer<typeof TuneBody>>, kind: 'secret' | 'auth', path: string): Promise<undefined> {
