@@ -114,6 +114,24 @@ describe('protocol', () => {
     expect((await s.v('GET', 'sys/init', undefined, null)).body).toEqual({ initialized: true });
   });
 
+  test('the `vault operator` commands of one server: members, step-down, unseal, key-status; raft and seal refused', async () => {
+    const members = (await s.v('GET', 'sys/ha-status')).body.data.nodes;
+    expect(members).toEqual([expect.objectContaining({ active_node: true, api_address: s.urls.secrets, version: '1.21.1', last_echo: null })]);
+    expect((await s.v('PUT', 'sys/step-down')).status).toBe(204);
+    expect((await s.v('PUT', 'sys/unseal', { key: 'abcd' }, null)).body).toMatchObject({ sealed: false, version: '1.21.1' });
+    expect((await s.v('PUT', 'sys/unseal', { reset: true }, null)).body).toEqual({ errors: ['vault is unsealed'] });
+    expect((await s.v('GET', 'sys/key-status')).body.data).toEqual({ term: expect.any(Number), install_time: expect.stringMatching(/Z$/), encryptions: 0 });
+    const history = (await s.v('LIST', 'sys/version-history')).body.data;
+    expect(history).toEqual({ keys: ['1.21.1'], key_info: { '1.21.1': { timestamp_installed: expect.stringMatching(/^\d{4}-.*Z$/), build_date: '', previous_version: null } } });
+    for (const [method, path] of [['GET', 'sys/storage/raft/configuration'], ['POST', 'sys/storage/raft/remove-peer'], ['GET', 'sys/storage/raft/autopilot/state']]) {
+      expect((await s.v(method, path, method === 'POST' ? { server_id: 'x' } : undefined)).body).toEqual({ errors: ['raft storage is not in use'] });
+    }
+    for (const [method, path] of [['PUT', 'sys/seal'], ['GET', 'sys/generate-root/attempt'], ['PUT', 'sys/rekey/init']]) {
+      const res = await s.v(method, path, method === 'PUT' ? {} : undefined);
+      expect([path, res.status, res.body.errors[0]]).toEqual([path, 400, expect.stringMatching(/^Hangar has no seal/)]);
+    }
+  });
+
   test('paths are percent-decoded; a broken encoding is a 400', async () => {
     await s.v('PUT', 'test/items/with%20space', { value: 's' });
     expect((await s.v('LIST', 'test/items')).body.data.keys).toContain('with space');

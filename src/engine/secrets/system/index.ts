@@ -3,6 +3,7 @@ import { internalUiSystemRoutes } from './internal-ui';
 import { leaseSystemRoutes } from './leases';
 import { mountSystemRoutes } from './mounts';
 import { observabilitySystemRoutes } from './observability';
+import { operatorSystemRoutes } from './operator';
 import { passwordPolicySystemRoutes } from './password-policies';
 import { policySystemRoutes } from './policies';
 import { remountSystemRoutes } from './remount';
@@ -20,6 +21,7 @@ export const systemEngine: EngineType = {
     ...mountSystemRoutes,
     ...internalUiSystemRoutes,
     ...remountSystemRoutes,
+    ...operatorSystemRoutes,
     ...policySystemRoutes,
     ...leaseSystemRoutes,
     ...passwordPolicySystemRoutes,

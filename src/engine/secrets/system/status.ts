@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { VERSION } from '../../version';
-import { commaList } from '../core/durations';
+import { commaList, rfc3339 } from '../core/durations';
 import { badInput } from '../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse, TokenEntry } from '../core/types';
 import { SECRETS_API_VERSION } from '../core/version';
 
-const json = (body: unknown, status = 200): SecretsResponse => ({
+export const json = (body: unknown, status = 200): SecretsResponse => ({
   status,
   raw: { contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) },
 });
@@ -32,7 +32,7 @@ function health(req: SecretsRequest): SecretsResponse {
   return json(body);
 }
 
-function sealStatus(): SecretsResponse {
+export function sealStatus(): SecretsResponse {
   return json({
     type: 'shamir',
     initialized: true,
@@ -143,7 +143,8 @@ export const statusSystemRoutes: EngineRoute[] = [
     readOnly: true,
     read: async (req) => {
       const status = await req.core.barrier.status(req.db);
-      return { data: { term: status.term, install_time: new Date(status.installTime).toISOString() }, topLevel: true };
+      // Hangar does not count encryptions per term: 0, the count of a fresh term.
+      return { data: { term: status.term, install_time: rfc3339(status.installTime), encryptions: 0 }, topLevel: true };
     },
   },
 ];
