@@ -120,6 +120,7 @@ describe('protocol', () => {
     expect((await s.v('PUT', 'sys/step-down')).status).toBe(204);
     expect((await s.v('PUT', 'sys/unseal', { key: 'abcd' }, null)).body).toMatchObject({ sealed: false, version: '1.21.1' });
     expect((await s.v('PUT', 'sys/unseal', { reset: true }, null)).body).toEqual({ errors: ['vault is unsealed'] });
+    expect((await s.v('PUT', 'sys/init', { secret_shares: 1, secret_threshold: 1 }, null)).body).toEqual({ errors: ['Vault is already initialized'] });
     expect((await s.v('GET', 'sys/key-status')).body.data).toEqual({ term: expect.any(Number), install_time: expect.stringMatching(/Z$/), encryptions: 0 });
     const history = (await s.v('LIST', 'sys/version-history')).body.data;
     expect(history).toEqual({ keys: ['1.21.1'], key_info: { '1.21.1': { timestamp_installed: expect.stringMatching(/^\d{4}-.*Z$/), build_date: '', previous_version: null } } });

@@ -88,7 +88,16 @@ async function tokenOf(req: SecretsRequest<CapsBody>): Promise<{ entry: TokenEnt
 export const statusSystemRoutes: EngineRoute[] = [
   { pattern: 'health', unauthenticated: true, readOnly: true, read: async (req) => health(req) },
   { pattern: 'seal-status', unauthenticated: true, readOnly: true, read: async () => sealStatus() },
-  { pattern: 'init', unauthenticated: true, readOnly: true, read: async () => json({ initialized: true }) },
+  {
+    pattern: 'init',
+    unauthenticated: true,
+    readOnly: true,
+    read: async () => json({ initialized: true }),
+    // `vault operator init`: Vault's answer on an initialized server (Hangar initializes itself).
+    write: async () => {
+      throw badInput('Vault is already initialized');
+    },
+  },
   // One server, no HA cluster: Vault's answer of a server without HA storage.
   {
     pattern: 'leader',
