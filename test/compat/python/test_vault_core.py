@@ -5,6 +5,7 @@ Environment: VAULT_ADDR, VAULT_TOKEN (the root token of a fresh Hangar, which re
 test engine `hangar-test`: `creds/:name` leases, `items/:name` CRUD).
 """
 import os
+from datetime import datetime
 import uuid
 
 import hvac
@@ -60,8 +61,8 @@ def test_secrets_engines(client):
     assert tune["audit_non_hmac_request_keys"] == ["name"] and tune["audit_non_hmac_response_keys"] == ["id"]
     assert tune["passthrough_request_headers"] == ["X-Team"] and tune["allowed_response_headers"] == ["X-Served-By"]
     assert client.sys.retrieve_mount_option(path, "version", "none") == "none"
-    with pytest.raises(hvac.exceptions.VaultError):
-        client.sys.move_backend(path, f"{path}-moved")
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="path already in use"):
+        client.sys.move_backend(path, "pki")
     with pytest.raises(hvac.exceptions.InvalidRequest, match="plugin not found"):
         client.sys.enable_secrets_engine("no-such-engine", path=name("hvac-bad"))
     client.sys.disable_secrets_engine(path)
@@ -253,3 +254,41 @@ def test_audit_devices(client, tmp_path):
     # The hash request is audited too: its input is in the file as its HMAC, never in plaintext.
     assert value not in text and client.token not in text
     assert hashed in text
+
+
+def test_version_and_operator(client):
+    health = client.sys.read_health_status(method="GET")
+    assert health["version"] == "1.21.1" and health["hangar_version"]
+    assert client.sys.read_seal_status()["version"] == "1.21.1"
+    client.sys.step_down()
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="raft storage is not in use"):
+        client.sys.read_raft_config()
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="Hangar has no seal"):
+        client.sys.read_root_generation_progress()
+
+
+def test_internal_ui_mounts_and_remount(client):
+    source, target = name("hvac-move"), name("hvac-moved")
+    client.sys.enable_secrets_engine("kv", path=source, options={"version": "2"})
+    client.secrets.kv.v2.create_or_update_secret(path="app", secret={"k": "v"}, mount_point=source)
+    # What the `vault kv` CLI reads to tell KV version 2 from version 1.
+    mount = client.read(f"sys/internal/ui/mounts/{source}/data/app")["data"]
+    assert mount["type"] == "kv" and mount["options"] == {"version": "2"} and mount["path"] == f"{source}/"
+    with pytest.raises(hvac.exceptions.Forbidden, match="preflight capability check returned 403"):
+        client.read(f"sys/internal/ui/mounts/{name('nowhere')}")
+    moved = client.sys.move_backend(source, target)
+    status = client.read(f"sys/remount/status/{moved['data']['migration_id']}")["data"]["migration_info"]
+    assert status == {"source_mount": f"{source}/", "target_mount": f"{target}/", "status": "success"}
+    assert client.secrets.kv.v2.read_secret_version(path="app", mount_point=target, raise_on_deleted_version=True)["data"]["data"] == {"k": "v"}
+    assert f"{source}/" not in client.sys.list_mounted_secrets_engines()["data"]
+    with pytest.raises(hvac.exceptions.InvalidRequest, match="cannot remount"):
+        client.sys.move_backend("sys", name("system"))
+
+
+def test_token_display_name_and_issue_time(client):
+    token = client.auth.token.create(display_name="My-Token---Name", ttl="1h")["auth"]["client_token"]
+    data = client.auth.token.lookup(token)["data"]
+    assert data["display_name"] == "token-My-Token---Name"
+    issued = datetime.fromisoformat(data["issue_time"].replace("Z", "+00:00"))
+    expires = datetime.fromisoformat(data["expire_time"].replace("Z", "+00:00"))
+    assert (expires - issued).total_seconds() == 3600

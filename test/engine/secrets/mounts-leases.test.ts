@@ -34,6 +34,22 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     expect(auth.body.data['jwt/']).toMatchObject({ type: 'jwt', accessor: expect.stringMatching(/^auth_jwt_/) });
   });
 
+  test('dev mode: enabling what it mounted (the tutorials\' `vault secrets enable pki`) keeps the mount, tuned', async () => {
+    const before = (await s.v('GET', 'sys/mounts/pki')).body.data;
+    const again = await s.v('POST', 'sys/mounts/pki', { type: 'pki', description: 'tutorial', config: { max_lease_ttl: '87600h' } });
+    expect(again.status).toBe(200);
+    expect(again.body.warnings[0]).toMatch(/^pki\/ was already mounted \(pki\) by Hangar's dev mode/);
+    expect((await s.v('GET', 'sys/mounts/pki')).body.data).toMatchObject({ uuid: before.uuid, description: 'tutorial', config: { max_lease_ttl: 87600 * 3600 } });
+    expect((await s.v('POST', 'sys/mounts/secret', { type: 'kv-v2' })).status).toBe(200);
+    expect((await s.v('POST', 'sys/auth/jwt', { type: 'jwt' })).status).toBe(200);
+    // Another type or KV version there: refused, saying how to go on.
+    expect((await s.v('POST', 'sys/mounts/secret', { type: 'kv' })).body.errors).toEqual([
+      "path is already in use at secret/: Hangar's dev mode mounted kv there; disable it first (vault secrets disable secret/) or choose another path",
+    ]);
+    expect((await s.v('POST', 'sys/mounts/pki/sub', { type: 'pki' })).body.errors).toEqual(['path is already in use at pki/']);
+    expect((await s.v('POST', 'sys/mounts/pki/tune', { max_lease_ttl: 'system', description: '' })).status).toBe(204);
+  });
+
   test('enable, read, tune, disable a secrets engine', async () => {
     const enabled = await s.v('POST', 'sys/mounts/team/kv', {
       type: 'hangar-test',
@@ -48,7 +64,6 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
       max_lease_ttl: 7200,
       force_no_cache: false,
       description: 'team engine',
-      options: null,
     });
     expect((await s.v('POST', 'sys/mounts/team/kv/tune', { default_lease_ttl: '1h', description: 'tuned' })).status).toBe(204);
     expect((await s.v('GET', 'sys/mounts/team/kv/tune')).body).toMatchObject({ default_lease_ttl: 3600, description: 'tuned' });
@@ -145,6 +160,122 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     await s.v('DELETE', 'sys/mounts/go-engine');
   });
 
+  test('every field Vault returns in mount reads; external_entropy_access and force_no_cache kept; "-" may start a segment', async () => {
+    const body = { type: 'kv', external_entropy_access: true, config: { force_no_cache: true, allowed_managed_keys: 'k1,k2' } };
+    expect((await s.v('POST', 'sys/mounts/-dash/_under', body)).status).toBe(204);
+    const read = (await s.v('GET', 'sys/mounts/-dash/_under')).body.data;
+    expect(read).toEqual({
+      accessor: expect.stringMatching(/^kv_/),
+      config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: true, allowed_managed_keys: ['k1', 'k2'] },
+      deprecation_status: 'supported',
+      description: '',
+      external_entropy_access: true,
+      local: false,
+      options: null,
+      plugin_version: '',
+      running_plugin_version: 'v1.21.1+builtin.vault',
+      running_sha256: '',
+      seal_wrap: false,
+      type: 'kv',
+      uuid: expect.any(String),
+    });
+    expect((await s.v('GET', 'sys/mounts')).body.data['-dash/_under/']).toEqual(read);
+    expect((await s.v('GET', 'sys/mounts/-dash/_under/tune')).body.data).toMatchObject({ external_entropy_access: true, force_no_cache: true });
+    // Core mounts have no deprecation status; `ad` is deprecated in Vault's registry.
+    expect((await s.v('GET', 'sys/mounts/sys')).body.data.deprecation_status).toBeUndefined();
+    expect((await s.v('GET', 'sys/mounts/ad')).body.data.deprecation_status).toBe('deprecated');
+    expect((await s.v('POST', 'sys/mounts/a/.hidden', { type: 'kv' })).body.errors[0]).toMatch(/none starting with "\."/);
+    expect((await s.v('POST', 'sys/mounts/pinned', { type: 'kv', plugin_version: 'v9.9.9' })).body.errors[0]).toMatch(/^plugin_version: /);
+    expect((await s.v('DELETE', 'sys/mounts/-dash/_under')).status).toBe(204);
+  });
+
+  test('sys/internal/ui/mounts: a mount for any token with some capability on or under it, 403 otherwise', async () => {
+    const read = (path: string, token: string | null = ROOT_TOKEN) => s.v('GET', `sys/internal/ui/mounts/${path}`, undefined, token);
+    const root = await read('secret/data/app');
+    expect(root.status).toBe(200);
+    expect(root.body.data).toMatchObject({ type: 'kv', options: { version: '2' }, path: 'secret/', config: { default_lease_ttl: 768 * 3600, max_lease_ttl: 768 * 3600 } });
+    expect((await read('auth/jwt/login')).body.data).toMatchObject({ type: 'jwt', path: 'jwt/', config: { token_type: 'default-service' } });
+    const reader = await s.tokenWith('path "secret/data/team/*" { capabilities = ["read"] }');
+    expect((await read('secret', reader)).body.data.options).toEqual({ version: '2' });
+    const refused = await read('pki/issue/x', reader);
+    expect(refused).toMatchObject({ status: 403, body: { errors: ['preflight capability check returned 403, please ensure client\'s policies grant access to path "pki/issue/x/"'] } });
+    // A path with no mount answers the same 403: the endpoint cannot probe for mounts.
+    expect((await read('nowhere', ROOT_TOKEN)).status).toBe(403);
+    expect((await read('secret', null)).status).toBe(403);
+    expect((await read('secret', 'hvs.nope')).status).toBe(403);
+    const denied = await s.tokenWith('path "secret/*" { capabilities = ["deny"] }');
+    expect((await read('secret', denied)).status).toBe(403);
+    // The whole list: what the token may use, in full; without a token, only mounts tuned `listing_visibility: unauth`.
+    const all = (await s.v('GET', 'sys/internal/ui/mounts', undefined, reader)).body.data;
+    expect(Object.keys(all.secret)).toEqual(['secret/']);
+    expect(all.auth).toEqual({});
+    expect((await s.v('POST', 'sys/auth/jwt/tune', { listing_visibility: 'unauth' })).status).toBe(204);
+    const anonymous = (await s.v('GET', 'sys/internal/ui/mounts', undefined, null)).body.data;
+    expect(anonymous).toEqual({ secret: {}, auth: { 'jwt/': { type: 'jwt', description: '', options: null } } });
+    expect((await s.v('POST', 'sys/auth/jwt/tune', { listing_visibility: '' })).status).toBe(204);
+  });
+
+  test('sys/remount moves a secrets engine with its data; its leases are revoked first, as in Vault', async () => {
+    expect((await s.v('POST', 'sys/mounts/move-kv', { type: 'kv', options: { version: '2' }, description: 'to move' })).status).toBe(204);
+    expect((await s.v('POST', 'move-kv/data/app', { data: { password: 'FAKEXSECRET' } })).status).toBe(200);
+    const before = (await s.v('GET', 'sys/mounts/move-kv')).body.data;
+    const started = await s.v('POST', 'sys/remount', { from: 'move-kv/', to: 'moved/kv' });
+    expect(started.status).toBe(200);
+    expect(started.body.data.migration_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(started.body.warnings).toHaveLength(1);
+    const status = await s.v('GET', `sys/remount/status/${started.body.data.migration_id}`);
+    expect(status.body.data).toEqual({
+      migration_id: started.body.data.migration_id,
+      migration_info: { source_mount: 'move-kv/', target_mount: 'moved/kv/', status: 'success' },
+    });
+    expect((await s.v('GET', 'moved/kv/data/app')).body.data.data).toEqual({ password: 'FAKEXSECRET' });
+    expect((await s.v('GET', 'sys/mounts/moved/kv')).body.data).toEqual(before);
+    expect((await s.v('GET', 'sys/mounts/move-kv')).status).toBe(404);
+    expect((await s.v('GET', 'sys/remount/status/no-such-id')).status).toBe(404);
+
+    // A lease-bearing engine: its leases are revoked through it, then it moves.
+    await mountTestEngine(s.engine, s.v, 'move-leases');
+    const lease = (await s.v('GET', 'move-leases/creds/app')).body;
+    const moved = await s.v('POST', 'sys/remount', { from: 'move-leases', to: 'leases-moved' });
+    expect((await s.v('GET', `sys/remount/status/${moved.body.data.migration_id}`)).body.data.migration_info.status).toBe('success');
+    expect((await s.v('LIST', 'leases-moved/revoked')).body.data.keys).toEqual([lease.data.id]);
+    expect((await s.v('PUT', 'sys/leases/lookup', { lease_id: lease.lease_id })).status).toBe(400);
+  });
+
+  test('sys/remount moves an auth method within auth/; Vault\'s refusals', async () => {
+    expect((await s.v('POST', 'sys/auth/move-jwt', { type: 'jwt' })).status).toBe(204);
+    const accessor = (await s.v('GET', 'sys/auth')).body.data['move-jwt/'].accessor;
+    const moved = await s.v('POST', 'sys/remount', { from: 'auth/move-jwt', to: 'auth/jwt-moved' });
+    expect(moved.status).toBe(200);
+    const auth = (await s.v('GET', 'sys/auth')).body.data;
+    expect(auth['move-jwt/']).toBeUndefined();
+    expect(auth['jwt-moved/'].accessor).toBe(accessor);
+    const refused: Array<[Record<string, unknown>, string]> = [
+      [{ from: 'sys', to: 'system' }, 'cannot remount "sys/"'],
+      [{ from: 'cubbyhole/', to: 'cubby' }, 'cannot remount "cubbyhole/"'],
+      [{ from: 'identity', to: 'ident' }, 'cannot remount "identity/"'],
+      [{ from: 'secret', to: 'sys/secret' }, 'cannot remount to destination sys/secret/'],
+      [{ from: 'secret', to: 'auth/secret' }, 'cannot remount to destination auth/secret/'],
+      [{ from: 'auth/token', to: 'auth/tokens' }, 'cannot remount "auth/token/"'],
+      [{ from: 'auth/jwt-moved', to: 'auth/token/x' }, 'cannot remount to destination "auth/token/x/"'],
+      [{ from: 'auth/jwt-moved', to: 'jwt' }, 'cannot remount auth mount to non-auth mount "jwt/"'],
+      [{ from: 'secret', to: 'pki' }, 'path already in use at "pki/"'],
+      [{ from: 'secret', to: 'secret/sub' }, 'path already in use at "secret/"'],
+      [{ from: 'nowhere', to: 'elsewhere' }, 'no matching mount at "nowhere/"'],
+      [{ from: 'secret' }, "both 'from' and 'to' path must be specified as a string"],
+      [{ from: ' secret', to: 'x' }, "'from' path cannot contain trailing whitespace"],
+      [{ from: 'secret', to: 'a/.b' }, 'invalid destination mount: mount path "a/.b" is invalid'],
+    ];
+    for (const [body, message] of refused) {
+      const res = await s.v('POST', 'sys/remount', body);
+      expect([body, res.status, res.body.errors[0]]).toEqual([body, 400, expect.stringContaining(message)]);
+    }
+    expect(Object.keys((await s.v('GET', 'sys/mounts')).body.data)).toContain('secret/');
+    // Root-protected, as in Vault: a token without sudo on sys/remount is refused.
+    const noSudo = await s.tokenWith('path "sys/remount" { capabilities = ["update"] }');
+    expect((await s.v('POST', 'sys/remount', { from: 'secret', to: 'kv' }, noSudo)).status).toBe(403);
+  });
+
   test('tuning auth/token sets the TTLs of new tokens', async () => {
     expect((await s.v('POST', 'sys/auth/token/tune', { default_lease_ttl: '2h', max_lease_ttl: '3h' })).status).toBe(204);
     const t = await s.v('POST', 'auth/token/create', { policies: ['default'] });
@@ -163,7 +294,8 @@ describe.each(STORAGE_KINDS)('leases (%s)', (kind) => {
   });
   afterAll(() => s.close());
 
-  const keys = async (what: 'issued' | 'revoked') => (await s.v('LIST', `test/${what}`)).body.data.keys as string[];
+  // An empty list is Vault's 404.
+  const keys = async (what: 'issued' | 'revoked') => ((await s.v('LIST', `test/${what}`)).body.data?.keys ?? []) as string[];
   const issue = async (token = ROOT_TOKEN) => {
     const res = await s.v('GET', 'test/creds/app', undefined, token);
     expect(res.status).toBe(200);
@@ -312,8 +444,8 @@ describe.each(STORAGE_KINDS)('pending revocations survive a restart (%s)', (kind
       await call(second, 'PUT', 'test/config', { fail_revocations: false });
       clock.advance(60_000);
       await second.scheduler.runOnce();
-      const issued = JSON.parse((await call(second, 'GET', 'test/issued?list=true')).body);
-      expect(issued.data.keys).toEqual([]);
+      // Nothing issued is left: an empty list is Vault's 404.
+      expect((await call(second, 'GET', 'test/issued?list=true')).statusCode).toBe(404);
       const revoked = JSON.parse((await call(second, 'GET', 'test/revoked?list=true')).body);
       expect(revoked.data.keys).toEqual([lease.data.id]);
       await second.close();

@@ -2,6 +2,7 @@ import { request } from 'undici';
 import { ROOT_TOKEN, startSecrets, SecretsTestServer } from './helpers';
 import { mountTestEngine } from './test-engine';
 import { parseDuration } from '../../../src/engine/secrets/core/durations';
+import { VERSION } from '../../../src/engine/version';
 
 describe('durations', () => {
   test('integer seconds, numeric strings and Go duration strings', () => {
@@ -104,12 +105,32 @@ describe('protocol', () => {
 
   test('sys/health (GET and HEAD), sys/seal-status and sys/init need no token', async () => {
     const health = await s.v('GET', 'sys/health', undefined, null);
-    expect(health.body).toMatchObject({ initialized: true, sealed: false, standby: false, version: expect.any(String) });
+    // The public service's version whose API Hangar implements, and Hangar's own beside it.
+    expect(health.body).toMatchObject({ initialized: true, sealed: false, standby: false, version: '1.21.1', hangar_version: VERSION, enterprise: false });
     const head = await request(`${s.urls.secrets}/v1/sys/health`, { method: 'HEAD' });
     expect(head.statusCode).toBe(200);
     await head.body.text();
-    expect((await s.v('GET', 'sys/seal-status', undefined, null)).body).toMatchObject({ sealed: false, t: 1, n: 1, progress: 0 });
+    expect((await s.v('GET', 'sys/seal-status', undefined, null)).body).toMatchObject({ sealed: false, t: 1, n: 1, progress: 0, version: '1.21.1', hangar_version: VERSION });
     expect((await s.v('GET', 'sys/init', undefined, null)).body).toEqual({ initialized: true });
+  });
+
+  test('the `vault operator` commands of one server: members, step-down, unseal, key-status; raft and seal refused', async () => {
+    const members = (await s.v('GET', 'sys/ha-status')).body.data.nodes;
+    expect(members).toEqual([expect.objectContaining({ active_node: true, api_address: s.urls.secrets, version: '1.21.1', last_echo: null })]);
+    expect((await s.v('PUT', 'sys/step-down')).status).toBe(204);
+    expect((await s.v('PUT', 'sys/unseal', { key: 'abcd' }, null)).body).toMatchObject({ sealed: false, version: '1.21.1' });
+    expect((await s.v('PUT', 'sys/unseal', { reset: true }, null)).body).toEqual({ errors: ['vault is unsealed'] });
+    expect((await s.v('PUT', 'sys/init', { secret_shares: 1, secret_threshold: 1 }, null)).body).toEqual({ errors: ['Vault is already initialized'] });
+    expect((await s.v('GET', 'sys/key-status')).body.data).toEqual({ term: expect.any(Number), install_time: expect.stringMatching(/Z$/), encryptions: 0 });
+    const history = (await s.v('LIST', 'sys/version-history')).body.data;
+    expect(history).toEqual({ keys: ['1.21.1'], key_info: { '1.21.1': { timestamp_installed: expect.stringMatching(/^\d{4}-.*Z$/), build_date: '', previous_version: null } } });
+    for (const [method, path] of [['GET', 'sys/storage/raft/configuration'], ['POST', 'sys/storage/raft/remove-peer'], ['GET', 'sys/storage/raft/autopilot/state']]) {
+      expect((await s.v(method, path, method === 'POST' ? { server_id: 'x' } : undefined)).body).toEqual({ errors: ['raft storage is not in use'] });
+    }
+    for (const [method, path] of [['PUT', 'sys/seal'], ['GET', 'sys/generate-root/attempt'], ['PUT', 'sys/rekey/init']]) {
+      const res = await s.v(method, path, method === 'PUT' ? {} : undefined);
+      expect([path, res.status, res.body.errors[0]]).toEqual([path, 400, expect.stringMatching(/^Hangar has no seal/)]);
+    }
   });
 
   test('paths are percent-decoded; a broken encoding is a 400', async () => {

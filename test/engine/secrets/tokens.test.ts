@@ -36,7 +36,7 @@ describe.each(STORAGE_KINDS)('auth/token (%s)', (kind) => {
       id: auth.client_token,
       accessor: auth.accessor,
       policies: ['app', 'default'],
-      display_name: 'token-ci-runner',
+      display_name: 'token-CI-Runner',
       creation_ttl: 3600,
       ttl: 3600,
       num_uses: 0,
@@ -49,6 +49,25 @@ describe.each(STORAGE_KINDS)('auth/token (%s)', (kind) => {
     expect((await self(auth.client_token)).body.data.id).toBe(auth.client_token);
     const noDefault = await create({ policies: ['app'], no_default_policy: true });
     expect(noDefault.body.auth.policies).toEqual(['app']);
+  });
+
+  test('display_name and issue_time as Vault shows them: case and dashes kept, sub-second times', async () => {
+    s.clock.advance(250);
+    const names: Record<string, string> = {
+      'My-Token---Name': 'token-My-Token---Name',
+      'CI Runner': 'token-CI-Runner',
+      'trailing!': 'token-trailing',
+      'a.b_c/d': 'token-a-b-c-d',
+    };
+    for (const [given, shown] of Object.entries(names)) {
+      const data = (await self((await create({ display_name: given, ttl: '1h' })).body.auth.client_token)).body.data;
+      expect(data.display_name).toBe(shown);
+      expect(data.issue_time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
+      // What the Terraform provider reads as the token's lease_duration.
+      expect(Date.parse(data.expire_time) - Date.parse(data.issue_time)).toBe(3600_000);
+    }
+    expect((await self((await create({})).body.auth.client_token)).body.data.display_name).toBe('token');
+    s.clock.advance(-250);
   });
 
   test('the Go client\'s create body: empty type and nulls are defaults; root\'s children are not orphans', async () => {

@@ -30,6 +30,8 @@ export class SecretsCore {
   readonly mounts: MountTable;
   readonly leases: LeaseStore;
   private readonly types = new Map<string, EngineType>();
+  /** What dev mode mounted at start (the spec's default mounts), by path and type. */
+  private devMounts: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 'type'>> = [];
 
   constructor(
     readonly engine: Engine,
@@ -62,7 +64,8 @@ export class SecretsCore {
     await this.barrier.init(this.engine.storage, now);
     await this.engine.storage.tx(async (db) => {
       const existing = new Set((await this.mounts.all(db)).map((m) => m.path));
-      const wanted = [...BUILTIN_MOUNTS, ...(this.engine.devMode ? defaultMounts : [])];
+      if (this.engine.devMode) this.devMounts = defaultMounts;
+      const wanted = [...BUILTIN_MOUNTS, ...this.devMounts];
       for (const m of wanted) {
         if (existing.has(m.path)) continue;
         const entry = this.mounts.newEntry(m, now);
@@ -71,6 +74,11 @@ export class SecretsCore {
         if (type?.mounted) await type.mounted(this.contextIn(db, entry, now));
       }
     });
+  }
+
+  /** Whether dev mode mounted this path with this type at start. */
+  devMount(m: Pick<MountEntry, 'path' | 'kind' | 'type'>): boolean {
+    return this.devMounts.some((d) => d.path === m.path && d.kind === m.kind && d.type === m.type);
   }
 
   store(db: Db, mount: MountEntry): MountStore {

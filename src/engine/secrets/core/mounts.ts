@@ -12,14 +12,15 @@ export const BUILTIN_MOUNTS: ReadonlyArray<Pick<MountEntry, 'path' | 'kind' | 't
   { path: 'cubbyhole/', kind: 'secret', type: 'cubbyhole', description: 'per-token private secret storage' },
 ];
 
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+/** As Vault, a segment may start with "-" or "_" (`vault secrets enable -path=-x`), never with "." (no `..`). */
+const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 
 /** Normalizes a mount path given by a user (`pki`, `/my/pki/`) to `my/pki/`; throws a clear message. */
 export function normalizeMountPath(path: string): string {
   const trimmed = path.replace(/^\/+|\/+$/g, '');
   const segments = trimmed.split('/');
   if (trimmed === '' || segments.some((s) => !SEGMENT.test(s))) {
-    throw new Error(`mount path "${path}" is invalid: use segments of letters, digits, ".", "_" and "-" separated by "/"`);
+    throw new Error(`mount path "${path}" is invalid: use segments of letters, digits, ".", "_" and "-" separated by "/", none starting with "."`);
   }
   if (trimmed.length > 200) throw new Error(`mount path "${path}" is longer than 200 characters`);
   return `${trimmed}/`;

@@ -213,6 +213,16 @@ export class Acl {
     return !checked || parametersAllowed(rule.parameters!, body);
   }
 
+  /**
+   * Vault's hasMountAccess (vault/logical_system.go): some capability other than `deny` on a mount's
+   * path (`secret/`, `auth/jwt/`) or on any path a rule could reach under it.
+   */
+  hasMountAccess(mountPath: string): boolean {
+    if (this.root || !this.capabilities(mountPath).includes('deny')) return true;
+    const mount = mountPath.split('/').filter((s) => s !== '');
+    return this.rules.some((r) => !r.caps.has('deny') && r.caps.size > 0 && reachesUnder(r.pattern, mount));
+  }
+
   private match(path: string): CompiledRule | undefined {
     let best: CompiledRule | undefined;
     for (const rule of this.rules) {
@@ -221,6 +231,19 @@ export class Acl {
     }
     return best;
   }
+}
+
+/** Whether a rule's pattern can match a path under a mount's segments (`+` and a final `*` included). */
+function reachesUnder(pattern: string, mount: readonly string[]): boolean {
+  const segments = pattern.split('/');
+  for (let i = 0; i < mount.length; i++) {
+    const seg = segments[i];
+    if (seg === undefined) return false;
+    if (i === segments.length - 1 && seg.endsWith('*')) return mount[i].startsWith(seg.slice(0, -1));
+    if (seg !== '+' && seg !== mount[i]) return false;
+  }
+  // `secret` alone names no path under `secret/`.
+  return segments.length > mount.length;
 }
 
 function compile(pattern: string, caps: Set<Capability>, parameters?: ParameterRules): CompiledRule {

@@ -207,7 +207,8 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
     if (!type) throw new HangarError(404, [`no handler for route "${path}": engine type "${mount.type}" is not available`]);
     const rel = relativePath(mount, path);
     const { route, params } = findRoute(type, mount, rel, op0);
-    const caller = route.unauthenticated ? undefined : await authenticate(core, db, req, now, refusalFor(path, req.body));
+    const anonymous = route.unauthenticated && !(route.optionalToken && (req.token || req.localAdmin));
+    const caller = anonymous ? undefined : await authenticate(core, db, req, now, refusalFor(path, req.body));
     let operation: Operation = op0 === 'write' ? 'update' : op0;
     if (op0 === 'write') {
       if (route.exists) {
@@ -217,7 +218,7 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
         operation = 'create';
       }
     }
-    if (caller) {
+    if (caller && !route.unauthenticated) {
       const acl = await core.acl(db, caller.entry, caller.root);
       const aclPath = operation === 'list' ? `${path.replace(/\/+$/, '')}/` : path.replace(/\/+$/, '');
       // A write's body also meets the rule's parameter constraints (allowed, denied, required).
@@ -245,7 +246,7 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
 
   const run = async (db: Db, plan: Plan): Promise<Rendered | undefined> => {
     const now = clock.now();
-    const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, db, now, plan, afterCommit));
+    const res = listedOrMissing(plan, await handlerFor(plan.route, plan.operation)(requestFor(core, req, db, now, plan, afterCommit)), wrapping);
     status = res?.status ?? status;
     return res && render(core, db, now, req, plan, res);
   };
@@ -278,7 +279,8 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   if (!first.done && own(first.plan)) {
     // Only a limited token needs a write transaction to count its use before the handler runs.
     const plan = limited(first.plan) ? await storage.tx(attempt((db) => countUse(db, first.plan))) : first.plan;
-    const res = await handlerFor(plan.route, plan.operation)(requestFor(core, req, NO_TRANSACTION, clock.now(), plan, afterCommit));
+    const handled = await handlerFor(plan.route, plan.operation)(requestFor(core, req, NO_TRANSACTION, clock.now(), plan, afterCommit));
+    const res = listedOrMissing(plan, handled, wrapping);
     status = res?.status ?? status;
     // A response that stores nothing (no writes, lease, token or wrapping) renders without a transaction.
     const stores = res && (res.writes || res.lease || res.auth || res.issued || wrapping);
@@ -362,6 +364,24 @@ export function withoutNulls(value: unknown): unknown {
 function withoutList(query: Record<string, string>): Record<string, string> {
   const { list: _list, ...rest } = query;
   return rest;
+}
+
+/**
+ * A list's answer as Vault's HTTP layer judges it (sdk/logical RespondErrorCommon), once for every
+ * engine: no answer, no data, or empty `keys` is a 404 without messages; data without `keys`
+ * passes as it is. A wrapped list is exempt (its answer goes into the wrapping token).
+ */
+function listedOrMissing(plan: Pick<Plan, 'operation'>, res: SecretsResponse | undefined, wrapping: boolean): SecretsResponse | undefined {
+  if (plan.operation !== 'list' || wrapping || res?.raw) return res;
+  const data = res?.data;
+  if (!data || Object.keys(data).length === 0) {
+    if (res?.warnings?.length) return res;
+    throw missing();
+  }
+  const keys = data.keys;
+  if (keys === undefined || keys === null) return res;
+  if (Array.isArray(keys) && keys.length === 0) throw missing();
+  return res;
 }
 
 function handlerFor(route: EngineRoute, op: Operation) {

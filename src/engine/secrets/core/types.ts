@@ -24,6 +24,9 @@ export interface MountEntry {
   readonly options: Readonly<Record<string, string>>;
   readonly local: boolean;
   readonly sealWrap: boolean;
+  /** Set at mount time only, as in Vault (absent: false). */
+  readonly externalEntropyAccess?: boolean;
+  readonly forceNoCache?: boolean;
   readonly createdAt: number;
   /** Tune settings Vault stores and shows back under their own names (absent: not set). */
   readonly tune?: MountTune;
@@ -36,6 +39,9 @@ export interface MountTune {
   readonly audit_non_hmac_response_keys?: readonly string[];
   readonly passthrough_request_headers?: readonly string[];
   readonly allowed_response_headers?: readonly string[];
+  readonly allowed_managed_keys?: readonly string[];
+  readonly delegated_auth_accessors?: readonly string[];
+  readonly identity_token_key?: string;
   /** Auth mounts: the type of the tokens logins issue (`default-service`, `default-batch`, `service`, `batch`). */
   readonly token_type?: string;
 }
@@ -183,6 +189,8 @@ export interface EngineRoute {
   readonly exists?: (req: SecretsRequest) => Promise<boolean>;
   /** No token needed (login, OIDC callback, public keys). */
   readonly unauthenticated?: boolean;
+  /** With `unauthenticated`: a token given is still checked and its caller passed on, without an ACL check (`sys/internal/ui/mounts`). */
+  readonly optionalToken?: boolean;
   /** Also needs the `sudo` capability. */
   readonly sudo?: boolean;
   /** Handlers that write nothing run in a read-only transaction: `true` for every operation, else those listed. */

@@ -1,9 +1,12 @@
 import { auditSystemRoutes } from './audit';
+import { internalUiSystemRoutes } from './internal-ui';
 import { leaseSystemRoutes } from './leases';
 import { mountSystemRoutes } from './mounts';
 import { observabilitySystemRoutes } from './observability';
+import { operatorSystemRoutes } from './operator';
 import { passwordPolicySystemRoutes } from './password-policies';
 import { policySystemRoutes } from './policies';
+import { remountSystemRoutes } from './remount';
 import { statusSystemRoutes } from './status';
 import { wrappingSystemRoutes } from './wrapping';
 import { EngineType } from '../core/types';
@@ -16,6 +19,9 @@ export const systemEngine: EngineType = {
   routes: [
     ...statusSystemRoutes,
     ...mountSystemRoutes,
+    ...internalUiSystemRoutes,
+    ...remountSystemRoutes,
+    ...operatorSystemRoutes,
     ...policySystemRoutes,
     ...leaseSystemRoutes,
     ...passwordPolicySystemRoutes,

@@ -4,6 +4,7 @@ import { BUILTIN_MOUNTS, normalizeMountPath } from '../core/mounts';
 import { badInput, missing } from '../core/request';
 import { SYSTEM_MAX_TTL } from '../core/tokens';
 import { EngineRoute, MountEntry, MountTune, SecretsRequest, SecretsResponse } from '../core/types';
+import { SECRETS_API_VERSION } from '../core/version';
 import { identityStore } from '../identity/store';
 
 /** A mount TTL: a duration, or "system" (and "" from the Go client's unset fields) for the system's. */
@@ -16,6 +17,9 @@ const TuneFields = {
   audit_non_hmac_response_keys: commaList.optional(),
   passthrough_request_headers: commaList.optional(),
   allowed_response_headers: commaList.optional(),
+  allowed_managed_keys: commaList.optional(),
+  delegated_auth_accessors: commaList.optional(),
+  identity_token_key: z.string().optional(),
   token_type: z.enum(['default-service', 'default-batch', 'service', 'batch', 'default', ''], {
     message: 'must be default-service, default-batch, service or batch',
   }).optional(),
@@ -39,7 +43,10 @@ const EnableBody = z.object({
   options,
   local: flexibleBoolean.optional(),
   seal_wrap: flexibleBoolean.optional(),
+  external_entropy_access: flexibleBoolean.optional(),
   plugin_name: z.string().optional(),
+  // Vault's plugin catalog pins versions of external plugins; Hangar's engines are built in (only "" is theirs).
+  plugin_version: z.string().optional(),
 });
 
 /** In a tune, an empty TTL (the Go client's unset field) leaves the TTL as it is (Vault). */
@@ -71,17 +78,30 @@ function mergeTune(kind: 'secret' | 'auth', current: MountTune | undefined, give
   return Object.keys(out).length ? (out as MountTune) : undefined;
 }
 
-/** Vault's shape of one mount in `sys/mounts` and `sys/auth`. */
-export function mountInfo(m: MountEntry): Record<string, unknown> {
+/**
+ * Vault's shape of one mount (vault/logical_system.go's mountInfo) in `sys/mounts`, `sys/auth` and
+ * `sys/internal/ui/mounts`; `systemTtls` shows unset TTLs as the system's (the latter's form).
+ */
+export function mountInfo(m: MountEntry, systemTtls = false): Record<string, unknown> {
+  const ttl = (t: number) => (systemTtls && t === 0 ? SYSTEM_MAX_TTL : t);
+  const builtin = BUILTIN_MOUNTS.some((b) => b.type === m.type);
   return {
     accessor: m.accessor,
-    config: { default_lease_ttl: m.defaultLeaseTtl, max_lease_ttl: m.maxLeaseTtl, force_no_cache: false, ...shownTune(m) },
+    config: {
+      default_lease_ttl: ttl(m.defaultLeaseTtl),
+      max_lease_ttl: ttl(m.maxLeaseTtl),
+      force_no_cache: m.forceNoCache ?? false,
+      ...shownTune(m),
+    },
+    // Vault's built-in registry: `ad` is deprecated, the others supported; core mounts (sys, token...) have no status.
+    ...(builtin ? {} : { deprecation_status: m.type === 'ad' ? 'deprecated' : 'supported' }),
     description: m.description,
-    external_entropy_access: false,
+    external_entropy_access: m.externalEntropyAccess ?? false,
     local: m.local,
     options: Object.keys(m.options).length ? m.options : null,
     plugin_version: '',
-    running_plugin_version: '',
+    // Every engine is built into Hangar, as Vault's own built-in plugins are (their version is Vault's).
+    running_plugin_version: `v${SECRETS_API_VERSION}+builtin.vault`,
     running_sha256: '',
     seal_wrap: m.sealWrap,
     type: m.type,
@@ -94,13 +114,15 @@ function shownTune(m: MountEntry): MountTune {
   return m.kind === 'auth' ? { token_type: 'default-service', ...m.tune } : { ...m.tune };
 }
 
+/** Vault's `sys/mounts/:path/tune` read: `external_entropy_access` and `options` only when set. */
 function tuneInfo(m: MountEntry): Record<string, unknown> {
   return {
     default_lease_ttl: m.defaultLeaseTtl || SYSTEM_MAX_TTL,
     max_lease_ttl: m.maxLeaseTtl || SYSTEM_MAX_TTL,
-    force_no_cache: false,
+    force_no_cache: m.forceNoCache ?? false,
     description: m.description,
-    options: Object.keys(m.options).length ? m.options : null,
+    ...(m.externalEntropyAccess ? { external_entropy_access: true } : {}),
+    ...(Object.keys(m.options).length ? { options: m.options } : {}),
     ...shownTune(m),
   };
 }
@@ -148,20 +170,27 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   const { path, tune } = target(kind, rest);
   if (tune) return tuneMount(req as unknown as SecretsRequest<z.infer<typeof TuneBody>>, kind, path);
   const b = req.body;
-  const existing = await req.core.mounts.all(req.db);
-  const clash = existing.find((m) => path.startsWith(m.path) || m.path.startsWith(path));
-  if (clash) throw badInput(`path is already in use at ${clash.path}`);
-  if (kind === 'secret' && (path === 'auth/' || path.startsWith('auth/') || path.startsWith('sys/'))) {
-    throw badInput(`cannot mount a secrets engine under "${path.split('/')[0]}/"`);
-  }
   const named = b.type === 'plugin' && b.plugin_name ? b.plugin_name : b.type;
   // As Vault: `kv-v2` is the `kv` engine with `version: 2`.
   const typeName = kind === 'secret' && named === 'kv-v2' ? 'kv' : named;
   const mountOptions = named === typeName ? b.options ?? {} : { ...b.options, version: '2' };
+  const existing = await req.core.mounts.all(req.db);
+  const clash = existing.find((m) => path.startsWith(m.path) || m.path.startsWith(path));
+  if (clash) {
+    const dev = clash.path === path && req.core.devMount(clash);
+    if (dev && clash.type === typeName && sameOptions(clash.options, mountOptions)) return keepDevMount(req, clash);
+    const cli = `vault ${kind === 'auth' ? 'auth' : 'secrets'} disable ${kind === 'auth' ? path.slice('auth/'.length) : path}`;
+    const hint = dev ? `: Hangar's dev mode mounted ${clash.type} there; disable it first (${cli}) or choose another path` : '';
+    throw badInput(`path is already in use at ${clash.path}${hint}`);
+  }
+  if (kind === 'secret' && (path === 'auth/' || path.startsWith('auth/') || path.startsWith('sys/'))) {
+    throw badInput(`cannot mount a secrets engine under "${path.split('/')[0]}/"`);
+  }
   const type = req.core.engineType(kind, typeName);
   if (!type || BUILTIN_MOUNTS.some((m) => m.type === typeName)) {
     throw badInput(`plugin not found in the catalog: ${typeName} (available: ${req.core.typeNames(kind).join(', ')})`);
   }
+  if (b.plugin_version) throw badInput(`plugin_version: Hangar's engines are built in and have no other version than "" (given "${b.plugin_version}")`);
   const defaultTtl = b.config?.default_lease_ttl ?? 0;
   const maxTtl = b.config?.max_lease_ttl ?? 0;
   checkTtls(defaultTtl, maxTtl);
@@ -176,6 +205,8 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
       options: mountOptions,
       local: b.local ?? false,
       sealWrap: b.seal_wrap ?? false,
+      ...(b.external_entropy_access ? { externalEntropyAccess: true } : {}),
+      ...(b.config?.force_no_cache ? { forceNoCache: true } : {}),
       tune: mergeTune(kind, undefined, (b.config ?? {}) as TuneInput),
     },
     req.now,
@@ -183,6 +214,21 @@ async function enable(req: SecretsRequest<z.infer<typeof EnableBody>>, kind: 'se
   await req.core.mounts.put(req.db, entry);
   if (type.mounted) await type.mounted(req.core.contextIn(req.db, entry, req.now));
   return undefined;
+}
+
+const sameOptions = (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) =>
+  [...new Set([...Object.keys(a), ...Object.keys(b)])].every((k) => a[k] === b[k]);
+
+/**
+ * Dev mode mounts the spec's engines at their default paths, and the public service's tutorials
+ * begin with `vault secrets enable pki`: enabling the same type (and options) where dev mode put
+ * it keeps that mount, applies the description and config given as a tune, and says so in a warning.
+ */
+async function keepDevMount(req: SecretsRequest<z.infer<typeof EnableBody>>, m: MountEntry): Promise<SecretsResponse> {
+  const { description, config } = req.body;
+  const tune = { ...config, ...(description !== undefined ? { description } : {}) };
+  await tuneMount({ ...req, body: tune as z.infer<typeof TuneBody> }, m.kind, m.path);
+  return { warnings: [`${m.path} was already mounted (${m.type}) by Hangar's dev mode: that mount is kept, tuned with the configuration given`] };
 }
 
 async function tuneMount(req: SecretsRequest<z.infer<typeof TuneBody>>, kind: 'secret' | 'auth', path: string): Promise<undefined> {
@@ -219,6 +265,19 @@ async function read(req: SecretsRequest, kind: 'secret' | 'auth', rest: string):
   return { data: tune ? tuneInfo(m) : mountInfo(m), topLevel: tune };
 }
 
+/**
+ * Marks for revocation every lease of a mount, and for an auth method revokes the tokens it issued
+ * (their leases marked too), as Vault does before disabling or moving it; the caller revokes the
+ * returned leases through their engine once the transaction commits. Leases whose revocation
+ * failed before are included: the mount goes (or moves) only once all are revoked.
+ */
+export async function markLeasesOf(req: SecretsRequest, m: MountEntry): Promise<string[]> {
+  const leases = await req.core.leases.idsWithPrefix(req.db, m.path, true);
+  if (m.kind === 'auth') leases.push(...(await req.core.revokeTokensUnder(req.db, m.path, req.now)));
+  await req.core.leases.markRevoking(req.db, leases, req.now);
+  return leases;
+}
+
 /** Disables a mount: its leases are revoked through its engine first, then its storage goes. */
 async function disable(req: SecretsRequest, kind: 'secret' | 'auth', rest: string): Promise<undefined> {
   const { path, tune } = target(kind, rest);
@@ -226,14 +285,9 @@ async function disable(req: SecretsRequest, kind: 'secret' | 'auth', rest: strin
   if (BUILTIN_MOUNTS.some((b) => b.path === path)) throw badInput(`cannot unmount "${path}"`);
   const m = await req.core.mounts.get(req.db, path);
   if (!m || m.kind !== kind) return undefined;
-  // Leases whose revocation failed before are tried again: the mount goes only once all are revoked.
-  const leases = await req.core.leases.idsWithPrefix(req.db, path, true);
-  if (kind === 'auth') {
-    leases.push(...(await req.core.revokeTokensUnder(req.db, path, req.now)));
-    // Its group aliases go too (Vault), so their groups can be aliased at another mount.
-    await (await identityStore(req.core, req.db))?.deleteAliasesOfMount(m.accessor, req.now);
-  }
-  await req.core.leases.markRevoking(req.db, leases, req.now);
+  const leases = await markLeasesOf(req, m);
+  // Its group aliases go too (Vault), so their groups can be aliased at another mount.
+  if (kind === 'auth') await (await identityStore(req.core, req.db))?.deleteAliasesOfMount(m.accessor, req.now);
   // The engines' revoke hooks read the mount and its storage (a broker's connection), so these go after.
   req.afterCommit(async () => {
     // As Vault: a lease that cannot be revoked (its system is down) keeps the mount; retried in the background.

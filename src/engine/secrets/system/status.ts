@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { VERSION } from '../../version';
-import { commaList } from '../core/durations';
+import { commaList, rfc3339 } from '../core/durations';
 import { badInput } from '../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse, TokenEntry } from '../core/types';
+import { SECRETS_API_VERSION } from '../core/version';
 
-const json = (body: unknown, status = 200): SecretsResponse => ({
+export const json = (body: unknown, status = 200): SecretsResponse => ({
   status,
   raw: { contentType: 'application/json; charset=utf-8', body: JSON.stringify(body) },
 });
@@ -18,15 +19,20 @@ function health(req: SecretsRequest): SecretsResponse {
     replication_performance_mode: 'disabled',
     replication_dr_mode: 'disabled',
     server_time_utc: Math.floor(req.now / 1000),
-    version: VERSION,
+    version: SECRETS_API_VERSION,
+    hangar_version: VERSION,
+    enterprise: false,
     cluster_name: 'hangar',
     cluster_id: 'hangar',
+    echo_duration_ms: 0,
+    clock_skew_ms: 0,
+    replication_primary_canary_age_ms: 0,
   };
   if (req.method === 'HEAD') return { status: 200, raw: { contentType: 'application/json; charset=utf-8', body: '' } };
   return json(body);
 }
 
-function sealStatus(): SecretsResponse {
+export function sealStatus(): SecretsResponse {
   return json({
     type: 'shamir',
     initialized: true,
@@ -35,7 +41,8 @@ function sealStatus(): SecretsResponse {
     n: 1,
     progress: 0,
     nonce: '',
-    version: VERSION,
+    version: SECRETS_API_VERSION,
+    hangar_version: VERSION,
     build_date: '',
     migration: false,
     cluster_name: 'hangar',
@@ -81,7 +88,16 @@ async function tokenOf(req: SecretsRequest<CapsBody>): Promise<{ entry: TokenEnt
 export const statusSystemRoutes: EngineRoute[] = [
   { pattern: 'health', unauthenticated: true, readOnly: true, read: async (req) => health(req) },
   { pattern: 'seal-status', unauthenticated: true, readOnly: true, read: async () => sealStatus() },
-  { pattern: 'init', unauthenticated: true, readOnly: true, read: async () => json({ initialized: true }) },
+  {
+    pattern: 'init',
+    unauthenticated: true,
+    readOnly: true,
+    read: async () => json({ initialized: true }),
+    // `vault operator init`: Vault's answer on an initialized server (Hangar initializes itself).
+    write: async () => {
+      throw badInput('Vault is already initialized');
+    },
+  },
   // One server, no HA cluster: Vault's answer of a server without HA storage.
   {
     pattern: 'leader',
@@ -136,7 +152,8 @@ export const statusSystemRoutes: EngineRoute[] = [
     readOnly: true,
     read: async (req) => {
       const status = await req.core.barrier.status(req.db);
-      return { data: { term: status.term, install_time: new Date(status.installTime).toISOString() }, topLevel: true };
+      // Hangar does not count encryptions per term: 0, the count of a fresh term.
+      return { data: { term: status.term, install_time: rfc3339(status.installTime), encryptions: 0 }, topLevel: true };
     },
   },
 ];

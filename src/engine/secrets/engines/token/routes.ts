@@ -44,8 +44,9 @@ export function lookupData(entry: TokenEntry, now: number, id: string, identityP
     expire_time: entry.expireAt ? rfc3339(entry.expireAt) : null,
     explicit_max_ttl: entry.explicitMaxTtl,
     id,
-    // Vault keeps a token's creation time in whole seconds.
-    issue_time: rfc3339(Math.floor(entry.creationTime / 1000) * 1000),
+    // Vault's lease times print with sub-second precision (Go's RFC 3339 with nanoseconds), so that
+    // expire_time - issue_time is the TTL (the Terraform provider reads its lease_duration so).
+    issue_time: rfc3339(entry.creationTime),
     meta: Object.keys(entry.meta).length ? entry.meta : null,
     num_uses: Math.max(0, entry.numUses),
     orphan: entry.orphan,
@@ -60,6 +61,14 @@ export function lookupData(entry: TokenEntry, now: number, id: string, identityP
     ...(entry.role ? { role: entry.role } : {}),
     ...(identityPolicies.length ? { identity_policies: identityPolicies } : {}),
   };
+}
+
+/**
+ * Vault's display name of a created token (vault/token_store.go): "token-" and the given name,
+ * each character outside letters, digits and "-" replaced by "-", one trailing "-" dropped; case kept.
+ */
+export function displayNameOf(given: string | undefined): string {
+  return given ? `token-${given}`.replace(/[^a-zA-Z0-9-]/g, '-').replace(/-$/, '') : 'token';
 }
 
 async function lookup(req: SecretsRequest, entry: TokenEntry, id: string): Promise<SecretsResponse> {
@@ -163,7 +172,7 @@ async function createToken(req: SecretsRequest<CreateBody>, orphanPath: boolean,
     {
       policies,
       meta: b.meta,
-      displayName: `token${b.display_name ? `-${b.display_name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}` : ''}`,
+      displayName: displayNameOf(b.display_name),
       numUses,
       ttl,
       maxTtl: mountMax,
