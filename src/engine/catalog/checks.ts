@@ -131,7 +131,7 @@ export const AgentCheckBody = consulObject({
   ServiceName: ignored,
   ExposedPort: ignored,
   CheckType: ignored,
-});
+}, { snakeCase: true });
 export type AgentCheckBody = z.infer<typeof AgentCheckBody>;
 
 /** The definition fields of a decoded body, without the undefined ones. */

@@ -1,4 +1,5 @@
 import type { BackgroundJob } from '../background';
+import { expireTtlChecks } from './agent';
 import { markedNamespaces, removeNamespace } from './namespaces';
 import { parseDuration } from './route';
 import { writeAndNotify } from './runtime';
@@ -28,6 +29,15 @@ export const CATALOG_JOBS: readonly BackgroundJob[] = [
     intervalMs: sessionCheckIntervalMs(),
     async run(engine) {
       while ((await writeAndNotify(engine, (writes) => expireSessions(writes, engine.clock.now()))) === 500);
+    },
+  },
+  {
+    // TTL checks not updated within their TTL turn critical ("TTL expired"), by the engine clock,
+    // within one interval of their deadline.
+    name: 'catalog.check-ttl',
+    intervalMs: sessionCheckIntervalMs(),
+    async run(engine) {
+      while ((await writeAndNotify(engine, (writes) => expireTtlChecks(writes, engine.clock.now()))) === 500);
     },
   },
   {

@@ -111,14 +111,23 @@ export function validateServiceAddress(field: string, address: string | undefine
   if (!isAddress(address)) throw badRequest(`Invalid service address: ${field} ${JSON.stringify(address.slice(0, 256))} is neither an IP address nor a host name`);
 }
 
-/** A service's checks before it is stored: the public service's rules (weights, meta, address), each a 400. */
-export function validateService(s: ServiceInput): void {
+/** structs.ValidateWeights: the reason weights are invalid, undefined when they are valid. */
+function weightsProblem(weights: { Passing?: number; Warning?: number }): string | undefined {
+  if ((weights.Passing ?? 0) < 1) return 'Passing must be greater than 0';
+  if ((weights.Warning ?? 0) < 0) return 'Warning must be greater or equal than 0';
+  return undefined;
+}
+
+/**
+ * A service's checks before it is stored: the public service's rules (meta, address), each a 400.
+ * Invalid weights are a 400 on the agent; the catalog stores the default instead, as the public
+ * service does (the Go client sends zero weights with every catalog registration).
+ */
+export function validateService(s: ServiceInput, agent: boolean): void {
   validateServiceAddress('Address', s.Address);
   for (const [name, tagged] of Object.entries(s.TaggedAddresses ?? {})) validateServiceAddress(`TaggedAddresses.${name}.Address`, tagged.Address);
-  if (s.Weights) {
-    if ((s.Weights.Passing ?? 0) < 1) throw badRequest('Invalid Weights: Passing must be greater than 0');
-    if ((s.Weights.Warning ?? 0) < 0) throw badRequest('Invalid Weights: Warning must be greater or equal than 0');
-  }
+  const problem = agent && s.Weights ? weightsProblem(s.Weights) : undefined;
+  if (problem) throw badRequest(`Invalid Weights: ${problem}`);
   validateMetadata('Invalid Service Meta', s.Meta, false);
 }
 
@@ -131,7 +140,8 @@ export async function upsertService(writes: Writes, node: string, ns: string, na
   const id = s.ID || name;
   const index = await writes.next('nodes');
   const extra = JSON.stringify({ Proxy: s.Proxy, Connect: s.Connect, Locality: s.Locality });
-  const weights = JSON.stringify({ Passing: s.Weights?.Passing ?? 1, Warning: s.Weights?.Warning ?? 1 });
+  const valid = s.Weights && !weightsProblem(s.Weights);
+  const weights = JSON.stringify(valid ? { Passing: s.Weights!.Passing, Warning: s.Weights!.Warning ?? 0 } : { Passing: 1, Warning: 1 });
   const values = [
     name, s.Kind ?? '', JSON.stringify(s.Tags ?? []), s.Address ?? '', JSON.stringify(s.TaggedAddresses ?? {}), s.Port ?? 0,
     s.SocketPath ?? '', JSON.stringify(s.Meta ?? {}), weights, s.EnableTagOverride ? 1 : 0, extra,

@@ -91,7 +91,6 @@ describe.each(STORAGE_KINDS)('catalog nodes, services and checks (%s)', (kind) =
       [{ Node: 'bad1', Address: '10.0.0.2', Service: { Service: 'x', Port: 70000 } }, /Port/],
       [{ Node: 'bad1', Address: '10.0.0.2', Service: { Service: 'x', Address: '0.0.0.0' } }, /Invalid service address/],
       [{ Node: 'bad1', Address: '10.0.0.2', Service: { Service: 'x', Address: 'not an address!' } }, /Invalid service address/],
-      [{ Node: 'bad1', Address: '10.0.0.2', Service: { Service: 'x', Weights: { Passing: 0, Warning: 1 } } }, /Passing must be greater than 0/],
       [{ Node: 'bad1', Address: '10.0.0.2', Service: { Service: 'x', Meta: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'v'])) } }, /more than 64/],
       [{ Node: 'bad1', Address: '10.0.0.2', Service: { Service: 'x', Meta: { k: 'v'.repeat(513) } } }, /Value is too long/],
       [{ Node: 'bad1', Address: '10.0.0.2', Check: { CheckID: 'c', Definition: { Interval: '10 years' } } }, /invalid duration/],
@@ -104,6 +103,11 @@ describe.each(STORAGE_KINDS)('catalog nodes, services and checks (%s)', (kind) =
       expect({ status: res.status, text: res.text }).toEqual({ status: 400, text: expect.stringMatching(message) });
     }
     expect((await s.root('GET', '/v1/catalog/node/bad1')).body).toBeNull();
+  });
+
+  test('invalid weights read back as the default, as the public service stores them', async () => {
+    expect((await register({ Node: 'w1', Address: '10.0.0.9', Service: { Service: 'w', Weights: { Passing: 0, Warning: 0 } } })).status).toBe(200);
+    expect((await s.root('GET', '/v1/catalog/node/w1')).body.Services.w.Weights).toEqual({ Passing: 1, Warning: 1 });
   });
 
   test('namespaces: services and checks read back in theirs; ?ns= on every read', async () => {

@@ -148,7 +148,7 @@ export const catalogNodeRoutes = [
       const serviceNs = service?.Namespace || ns;
       requirePermission(ctx, 'node', 'write', body.Node);
       if (service) {
-        validateService(service);
+        validateService(service, false);
         requirePermission(ctx, 'service', 'write', service.Service, serviceNs);
       }
       const checks = [...(body.Check ? [body.Check] : []), ...(body.Checks ?? [])].map((check) => {
