@@ -13,8 +13,9 @@ import {
   validateAgentCheck,
 } from './checks';
 import type { Writes } from './index-state';
-import { AGENT_NODE, CheckRow, ensureAgentNode, getCheck, renderCheck, setCheckStatus, upsertCheck } from './nodes';
+import { CheckRow, getCheck, renderCheck, setCheckStatus, upsertCheck } from './nodes';
 import { badRequest, formatDuration, LOCAL_DATACENTER } from './route';
+import { COMPATIBLE_VERSION, ensureServerNode, isAlive, listServers, serverNodeId } from './servers';
 import { getService, renderService, ServiceRow } from './services';
 
 /**
@@ -22,15 +23,9 @@ import { getService, renderService, ServiceRow } from './services';
  * What is registered through it lands in the catalog on that node; the catalog is its only state.
  */
 
-/**
- * The version of the public service whose API Hangar speaks (binding rule BindType `policy` is
- * 1.16+, templated policies 1.17+): what clients read to decide which features to use.
- */
-export const COMPATIBLE_VERSION = '1.20.0';
-
 /** The node of this server's agent. */
-export function agentNode(_engine: Engine): string {
-  return AGENT_NODE;
+export function agentNode(engine: Engine): string {
+  return engine.catalogNode.name;
 }
 
 /** Output kept of a check update, as the public service's agent (DefaultBufSize): longer output is cut. */
@@ -145,7 +140,7 @@ const DEFAULT_NODE_REASON = 'Maintenance mode is enabled for this node, but no r
 
 /** Puts a service (or, without one, the node) into maintenance, or takes it out: a critical check the public service names so. */
 export async function setMaintenance(
-  writes: Writes, node: string, ns: string, service: ServiceRow | undefined, enable: boolean, reason: string, now: number,
+  engine: Engine, writes: Writes, node: string, ns: string, service: ServiceRow | undefined, enable: boolean, reason: string, now: number,
 ): Promise<void> {
   const checkId = service ? `${SERVICE_MAINTENANCE_PREFIX}${service.id}` : NODE_MAINTENANCE;
   const checkNs = service ? ns : 'default';
@@ -158,7 +153,7 @@ export async function setMaintenance(
     return;
   }
   if (existing) return;
-  await ensureAgentNode(writes);
+  await ensureServerNode(writes, engine);
   await upsertCheck(
     writes,
     node,
@@ -201,7 +196,7 @@ export function healthCode(status: string): number {
 }
 
 /** A server as a gossip member (api.AgentMember), with the tags the CLI's `members` reads (role, dc, build, segment). */
-export function renderMember(name: string, address: string, nodeId: string): Record<string, unknown> {
+export function renderMember(name: string, address: string, nodeId: string, alive = true): Record<string, unknown> {
   return {
     Name: name,
     Addr: address,
@@ -222,7 +217,8 @@ export function renderMember(name: string, address: string, nodeId: string): Rec
       vsn_min: '2',
       wan_join_port: '8302',
     },
-    Status: 1,
+    // serf's MemberStatus: 1 alive, 4 failed.
+    Status: alive ? 1 : 4,
     ProtocolMin: 1,
     ProtocolMax: 5,
     ProtocolCur: 2,
@@ -232,7 +228,16 @@ export function renderMember(name: string, address: string, nodeId: string): Rec
   };
 }
 
-/** The members of the cluster: this server. */
-export async function agentMembers(engine: Engine, _db: Db): Promise<Record<string, unknown>[]> {
-  return [renderMember(agentNode(engine), '127.0.0.1', '')];
+/** The members of the cluster: its servers (this one alone until it registered itself). */
+export async function agentMembers(engine: Engine, db: Db): Promise<Record<string, unknown>[]> {
+  const servers = await listServers(db);
+  if (servers.length === 0) return [renderMember(agentNode(engine), engine.catalogNode.address, '')];
+  const now = engine.clock.now();
+  // The server answering is alive, whatever its last heartbeat says.
+  return servers.map((s) => renderMember(s.name, s.address, s.node_id, s.name === engine.catalogNode.name || isAlive(s, now)));
+}
+
+/** This server as a member. */
+export async function selfMember(engine: Engine, db: Db): Promise<Record<string, unknown>> {
+  return renderMember(agentNode(engine), engine.catalogNode.address, await serverNodeId(engine, db));
 }

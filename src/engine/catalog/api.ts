@@ -153,6 +153,9 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
       }
       done();
     });
-    app.addHook('preClose', async () => runtime.blocking.close());
+    app.addHook('preClose', async () => {
+      clearInterval(runtime.heartbeat);
+      await runtime.blocking.close();
+    });
   },
 };

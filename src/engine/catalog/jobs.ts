@@ -3,6 +3,7 @@ import { expireTtlChecks } from './agent';
 import { markedNamespaces, removeNamespace } from './namespaces';
 import { parseDuration } from './route';
 import { writeAndNotify } from './runtime';
+import { DEAD_AFTER_MS, markDeadServers } from './servers';
 import { expireSessions } from './sessions';
 
 /**
@@ -38,6 +39,14 @@ export const CATALOG_JOBS: readonly BackgroundJob[] = [
     intervalMs: sessionCheckIntervalMs(),
     async run(engine) {
       while ((await writeAndNotify(engine, (writes) => expireTtlChecks(writes, engine.clock.now()))) === 500);
+    },
+  },
+  {
+    // A server that stopped beating is failed: its serfHealth check turns critical (sessions on it end).
+    name: 'catalog.server-health',
+    intervalMs: DEAD_AFTER_MS / 3,
+    async run(engine) {
+      await writeAndNotify(engine, (writes) => markDeadServers(writes, engine.clock.now()));
     },
   },
   {

@@ -271,4 +271,18 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX catalog_checks_ttl ON catalog_checks (ttl_deadline);
     `,
   },
+  {
+    version: 304,
+    name: 'catalog: the servers, each a node with a stable node ID',
+    // One row per server name: its node ID stays across restarts; seen_at is its heartbeat (engine clock).
+    sql: `
+      CREATE TABLE catalog_servers (
+        name TEXT PRIMARY KEY,
+        node_id TEXT NOT NULL,
+        address TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];

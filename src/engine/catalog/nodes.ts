@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type { Db } from '../storage';
 import { CheckDefinition, CheckThresholds, renderDefinition } from './checks';
 import type { Writes } from './index-state';
@@ -40,8 +39,6 @@ export interface CheckRow {
   modify_index: number;
 }
 
-/** The node this server is to clients (sessions default to it), as an agent's own node is. */
-export const AGENT_NODE = hostname() || 'hangar';
 
 export function renderNode(row: NodeRow): Record<string, unknown> {
   return {
@@ -228,10 +225,4 @@ export async function deregister(
   await db.run('DELETE FROM catalog_checks WHERE node = ?', [node]);
   await db.run('DELETE FROM catalog_services WHERE node = ?', [node]);
   await db.run('DELETE FROM catalog_nodes WHERE name = ?', [node]);
-}
-
-/** The server's own node, registered once (as an agent registers itself). */
-export async function ensureAgentNode(writes: Writes): Promise<void> {
-  if (await getNode(writes.db, AGENT_NODE)) return;
-  await upsertNode(writes, { name: AGENT_NODE, address: '127.0.0.1' });
 }

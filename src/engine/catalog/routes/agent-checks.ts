@@ -3,10 +3,11 @@ import { Reply } from '../../http/routes';
 import { AGENT_STATUSES, agentCheck, agentCheckOf, agentNode, storeAgentCheck, updateTtlCheck } from '../agent';
 import { AgentCheckBody } from '../checks';
 import { readNamespace, requestNamespace, requireLiveNamespace } from '../namespaces';
-import { CheckRow, ensureAgentNode, renderCheck } from '../nodes';
+import { CheckRow, renderCheck } from '../nodes';
 import { listFilter } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
+import { ensureServerNode } from '../servers';
 import { getService } from '../services';
 
 const IdPath = z.object({ '*': z.string() });
@@ -78,7 +79,7 @@ export const agentCheckRoutes = [
       const writes = requestWrites(ctx);
       await writes.lock();
       await requireLiveNamespace(ctx.db, ns);
-      await ensureAgentNode(writes);
+      await ensureServerNode(writes, ctx.engine);
       await storeAgentCheck(writes, node, ns, check, service, ctx.now);
       return new Reply(200);
     },

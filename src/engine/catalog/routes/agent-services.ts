@@ -14,10 +14,10 @@ import {
 } from '../agent';
 import { AgentCheckBody, SERVICE_MAINTENANCE_PREFIX } from '../checks';
 import { readNamespace, requestNamespace, requireLiveNamespace } from '../namespaces';
-import { ensureAgentNode } from '../nodes';
 import { listFilter } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, ignored, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
+import { ensureServerNode } from '../servers';
 import { getService, SERVICE_FIELDS, ServiceRow, upsertService, validateService } from '../services';
 
 /** structs.ServiceDefinition (the Go client's AgentServiceRegistration): the service, with its checks. */
@@ -82,7 +82,7 @@ export const agentServiceRoutes = [
       const writes = requestWrites(ctx);
       await writes.lock();
       await requireLiveNamespace(ctx.db, ns);
-      await ensureAgentNode(writes);
+      await ensureServerNode(writes, ctx.engine);
       await upsertService(writes, node, ns, name, body);
       const service = (await getService(ctx.db, node, ns, id))!;
       if (query['replace-existing-checks'] !== undefined) {
@@ -126,7 +126,7 @@ export const agentServiceRoutes = [
       const node = agentNode(ctx.engine);
       const service = await agentService(ctx.db, node, ns, params['*']);
       requirePermission(ctx, 'service', 'write', service.name, ns);
-      await setMaintenance(requestWrites(ctx), node, ns, service, enable, query.reason ?? '', ctx.now);
+      await setMaintenance(ctx.engine, requestWrites(ctx), node, ns, service, enable, query.reason ?? '', ctx.now);
       return new Reply(200);
     },
   }),

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { Reply } from '../../http/routes';
 import { MetricsFormat, renderMetrics } from '../../operations';
 import { VERSION } from '../../version';
-import { agentMembers, agentNode, COMPATIBLE_VERSION, setMaintenance } from '../agent';
-import { AGENT_NODE } from '../nodes';
+import { agentMembers, agentNode, selfMember, setMaintenance } from '../agent';
 import { listFilter } from '../query';
 import { actorOf, badRequest, catalogRoute, CommonQuery, LOCAL_DATACENTER, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
+import { COMPATIBLE_VERSION, serverNodeId } from '../servers';
 import { parseEnable } from './agent-services';
 
 
@@ -19,13 +19,14 @@ export const agentRoutes = [
     permission: 'agent:read (on the agent\'s node)',
     transaction: 'read',
     handler: async (_input, ctx) => {
-      requirePermission(ctx, 'agent', 'read', AGENT_NODE);
+      const node = agentNode(ctx.engine);
+      requirePermission(ctx, 'agent', 'read', node);
       // Every top-level value is an object: the Go client decodes map[string]map[string]interface{}.
       const config = {
         Datacenter: LOCAL_DATACENTER,
         PrimaryDatacenter: LOCAL_DATACENTER,
-        NodeName: AGENT_NODE,
-        NodeID: '',
+        NodeName: node,
+        NodeID: await serverNodeId(ctx.engine, ctx.db),
         Revision: '',
         Server: true,
         Version: COMPATIBLE_VERSION,
@@ -33,10 +34,10 @@ export const agentRoutes = [
       };
       return {
         Config: config,
-        DebugConfig: { Datacenter: LOCAL_DATACENTER, NodeName: AGENT_NODE, PrimaryDatacenter: LOCAL_DATACENTER, ACLsEnabled: true },
+        DebugConfig: { Datacenter: LOCAL_DATACENTER, NodeName: node, PrimaryDatacenter: LOCAL_DATACENTER, ACLsEnabled: true, ServerMode: true },
         Coord: { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 },
-        Member: { Name: AGENT_NODE, Addr: '127.0.0.1', Port: 8301, Tags: { dc: LOCAL_DATACENTER, role: 'consul', build: COMPATIBLE_VERSION }, Status: 1 },
-        Meta: { 'hangar-version': VERSION },
+        Member: await selfMember(ctx.engine, ctx.db),
+        Meta: { 'hangar-version': VERSION, 'consul-network-segment': '', 'consul-version': COMPATIBLE_VERSION },
         Stats: {},
         xDS: {},
       };
@@ -65,7 +66,7 @@ export const agentRoutes = [
     // The gauges read storage in their own transactions.
     transaction: 'none',
     handler: async ({ query }, ctx) => {
-      requirePermission(ctx, 'agent', 'read', AGENT_NODE);
+      requirePermission(ctx, 'agent', 'read', agentNode(ctx.engine));
       const { contentType, body } = await renderMetrics(ctx.engine, query.format);
       return new Reply(200, body, { 'content-type': contentType });
     },
@@ -79,7 +80,7 @@ export const agentRoutes = [
       const enable = parseEnable(query.enable);
       const node = agentNode(ctx.engine);
       requirePermission(ctx, 'node', 'write', node);
-      await setMaintenance(requestWrites(ctx), node, 'default', undefined, enable, query.reason ?? '', ctx.now);
+      await setMaintenance(ctx.engine, requestWrites(ctx), node, 'default', undefined, enable, query.reason ?? '', ctx.now);
       return new Reply(200);
     },
   }),
