@@ -13,7 +13,7 @@ import {
   validateAgentCheck,
 } from './checks';
 import type { Writes } from './index-state';
-import { CheckRow, getCheck, renderCheck, setCheckStatus, upsertCheck } from './nodes';
+import { CheckRow, deregister, getCheck, renderCheck, setCheckStatus, upsertCheck } from './nodes';
 import { badRequest, formatDuration, LOCAL_DATACENTER } from './route';
 import { COMPATIBLE_VERSION, ensureServerNode, isAlive, listServers, serverNodeId } from './servers';
 import { getService, renderService, ServiceRow } from './services';
@@ -146,10 +146,7 @@ export async function setMaintenance(
   const checkNs = service ? ns : 'default';
   const existing = await getCheck(writes.db, node, checkNs, checkId);
   if (!enable) {
-    if (existing) {
-      await writes.next('nodes');
-      await writes.db.run('DELETE FROM catalog_checks WHERE node = ? AND ns = ? AND check_id = ?', [node, checkNs, checkId]);
-    }
+    if (existing) await deregister(writes, node, { ns: checkNs, checkId }, now);
     return;
   }
   if (existing) return;

@@ -3,7 +3,7 @@ import { Reply } from '../../http/routes';
 import { AGENT_STATUSES, agentCheck, agentCheckOf, agentNode, storeAgentCheck, updateTtlCheck } from '../agent';
 import { AgentCheckBody } from '../checks';
 import { readNamespace, requestNamespace, requireLiveNamespace } from '../namespaces';
-import { CheckRow, renderCheck } from '../nodes';
+import { CheckRow, deregister, renderCheck } from '../nodes';
 import { listFilter } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
@@ -93,8 +93,7 @@ export const agentCheckRoutes = [
     handler: async ({ params, query }, ctx) => {
       const check = await agentCheck(ctx.db, agentNode(ctx.engine), requestNamespace(ctx, query), params['*']);
       requireCheckWrite(ctx, check);
-      await requestWrites(ctx).next('nodes');
-      await ctx.db.run('DELETE FROM catalog_checks WHERE node = ? AND ns = ? AND check_id = ?', [check.node, check.ns, check.check_id]);
+      await deregister(requestWrites(ctx), check.node, { ns: check.ns, checkId: check.check_id }, ctx.now);
       return new Reply(200);
     },
   }),

@@ -14,6 +14,7 @@ import {
 } from '../agent';
 import { AgentCheckBody, SERVICE_MAINTENANCE_PREFIX } from '../checks';
 import { readNamespace, requestNamespace, requireLiveNamespace } from '../namespaces';
+import { deregister } from '../nodes';
 import { listFilter } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, ignored, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
@@ -89,8 +90,7 @@ export const agentServiceRoutes = [
         // The service's other checks go; its maintenance check stays (it is not a registered check).
         const keep = new Set([...checks.map((c) => c.checkId), `${SERVICE_MAINTENANCE_PREFIX}${id}`]);
         const old = await ctx.db.all<{ check_id: string }>('SELECT check_id FROM catalog_checks WHERE node = ? AND ns = ? AND service_id = ?', [node, ns, id]);
-        const gone = old.map((c) => c.check_id).filter((c) => !keep.has(c));
-        for (const checkId of gone) await ctx.db.run('DELETE FROM catalog_checks WHERE node = ? AND ns = ? AND check_id = ?', [node, ns, checkId]);
+        for (const { check_id: checkId } of old) if (!keep.has(checkId)) await deregister(writes, node, { ns, checkId }, ctx.now);
       }
       for (const check of checks) await storeAgentCheck(writes, node, ns, check, service, ctx.now);
       return new Reply(200);
@@ -107,10 +107,7 @@ export const agentServiceRoutes = [
       const node = agentNode(ctx.engine);
       const service = await agentService(ctx.db, node, ns, params['*']);
       requirePermission(ctx, 'service', 'write', service.name, ns);
-      const writes = requestWrites(ctx);
-      await writes.next('nodes');
-      await ctx.db.run('DELETE FROM catalog_checks WHERE node = ? AND ns = ? AND service_id = ?', [node, ns, service.id]);
-      await ctx.db.run('DELETE FROM catalog_services WHERE node = ? AND ns = ? AND id = ?', [node, ns, service.id]);
+      await deregister(requestWrites(ctx), node, { ns, serviceId: service.id }, ctx.now);
       return new Reply(200);
     },
   }),
