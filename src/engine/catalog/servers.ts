@@ -32,6 +32,8 @@ export const HEARTBEAT_MS = 10_000;
 export const DEAD_AFTER_MS = 3 * HEARTBEAT_MS;
 /** The public service's server RPC port, which peers and the leader are named by. */
 export const SERVER_PORT = 8300;
+/** The service every server registers (structs.ConsulServiceName). */
+export const CONSUL_SERVICE = 'consul';
 const ALIVE_OUTPUT = 'Agent alive and reachable';
 const DEAD_OUTPUT = 'Agent not live or unreachable';
 
@@ -68,9 +70,9 @@ export async function ensureServerNode(writes: Writes, engine: Engine, beat = fa
   if (!node || node.id !== row.node_id || node.address !== address) {
     await upsertNode(writes, { name, id: row.node_id, address, meta: node ? JSON.parse(node.meta) : { 'consul-network-segment': '', 'consul-version': COMPATIBLE_VERSION } });
   }
-  if (!(await getService(db, name, 'default', 'consul'))) {
-    await upsertService(writes, name, 'default', 'consul', {
-      ID: 'consul',
+  if (!(await getService(db, name, 'default', CONSUL_SERVICE))) {
+    await upsertService(writes, name, 'default', CONSUL_SERVICE, {
+      ID: CONSUL_SERVICE,
       Port: SERVER_PORT,
       Meta: { non_voter: 'false', raft_version: '3', read_replica: 'false', serf_protocol_current: '2', serf_protocol_max: '5', serf_protocol_min: '1', version: COMPATIBLE_VERSION },
     });

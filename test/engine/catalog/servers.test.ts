@@ -29,6 +29,9 @@ describe.each(STORAGE_KINDS)('catalog servers as nodes (%s)', (kind) => {
     expect(nodes[0].Meta['consul-network-segment']).toBe('');
     const consul = (await b.root('GET', '/v1/catalog/service/consul')).body;
     expect(consul.map((s: any) => [s.Node, s.ServicePort])).toEqual([['server-a', 8300], ['server-b', 8300]]);
+    // The consul service and serfHealth are the catalog's, not the agent's.
+    expect((await a.root('GET', '/v1/agent/services')).body).toEqual({});
+    expect((await a.root('GET', '/v1/agent/checks')).body).toEqual({});
     const serf = (await a.root('GET', '/v1/health/node/server-b')).body;
     expect(serf).toEqual([expect.objectContaining({ CheckID: 'serfHealth', Name: 'Serf Health Status', Status: 'passing', Output: 'Agent alive and reachable' })]);
   });

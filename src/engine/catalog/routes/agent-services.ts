@@ -18,7 +18,7 @@ import { deregister } from '../nodes';
 import { listFilter } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, ignored, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
-import { ensureServerNode } from '../servers';
+import { CONSUL_SERVICE, ensureServerNode } from '../servers';
 import { getService, SERVICE_FIELDS, ServiceRow, upsertService, validateService } from '../services';
 
 /** structs.ServiceDefinition (the Go client's AgentServiceRegistration): the service, with its checks. */
@@ -48,11 +48,16 @@ export function parseEnable(value: string | undefined): boolean {
   throw badRequest(`Invalid value for enable: ${JSON.stringify(value)}`);
 }
 
-/** The agent's services in the request's namespace that the caller may read. */
+/**
+ * The agent's services in the request's namespace that the caller may read; the server's `consul`
+ * service is the catalog's, not the agent's (as on the public service's servers).
+ */
 async function visibleServices(ctx: CatalogContext, query: CommonQuery): Promise<ServiceRow[]> {
   const authz = actorOf(ctx).authz;
   const ns = readNamespace(ctx, query);
-  const rows = await ctx.db.all<ServiceRow>('SELECT * FROM catalog_services WHERE node = ? ORDER BY id', [agentNode(ctx.engine)]);
+  const rows = await ctx.db.all<ServiceRow>("SELECT * FROM catalog_services WHERE node = ? AND NOT (ns = 'default' AND id = ?) ORDER BY id", [
+    agentNode(ctx.engine), CONSUL_SERVICE,
+  ]);
   return rows.filter((r) => (ns === undefined || r.ns === ns) && authz.allowed('service', 'read', r.name, r.ns));
 }
 
