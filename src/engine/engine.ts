@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { BackgroundJob, Scheduler } from './background';
 import { catalogApi } from './catalog/api';
@@ -39,6 +40,8 @@ export interface EngineOptions {
   readonly unseal?: UnsealHook;
   /** The other engines of this server, in other threads (`hangar server --workers N`). */
   readonly peers?: PeerConfig;
+  /** This server as a node of the catalog: its name (`--node-name`, default the host name) and address (`--advertise-addr`). */
+  readonly catalogNode?: { readonly name?: string; readonly address?: string };
 }
 
 /** Background jobs of all services, run by `hangar server`. */
@@ -87,6 +90,8 @@ export class Engine {
   metrics?: EngineMetrics;
   /** The engines of the other worker threads of this server, if it has several. */
   readonly peers?: Peers;
+  /** This server's node in the catalog: the node of its agent API (catalog/servers.ts). */
+  readonly catalogNode: { readonly name: string; readonly address: string };
 
   private constructor(
     readonly storage: Storage,
@@ -102,6 +107,7 @@ export class Engine {
     this.catalogDefaultPolicy = options.catalogDefaultPolicy ?? (this.devMode ? 'allow' : 'deny');
     this.scheduler = new Scheduler(this, JOBS);
     this.peers = options.peers && new Peers(options.peers);
+    this.catalogNode = { name: options.catalogNode?.name || hostname() || 'hangar', address: options.catalogNode?.address || '127.0.0.1' };
     // Storage timings: every transaction of every service passes here; a no-op until metrics are on.
     const tx = storage.tx.bind(storage);
     storage.tx = async (fn, txOptions) => {

@@ -34,7 +34,9 @@ export interface TestServer {
 /** A real server on ephemeral ports over a fresh storage of the given kind, root token ROOT_TOKEN. */
 export async function startTestServer(
   kind: 'sqlite' | 'postgres',
-  options: { clock?: Clock; logger?: Logger; sharedStorage?: FreshStorage; peers?: PeerConfig } = {},
+  options: {
+    clock?: Clock; logger?: Logger; sharedStorage?: FreshStorage; peers?: PeerConfig; catalogNode?: { name?: string; address?: string };
+  } = {},
 ): Promise<TestServer> {
   // A shared storage (two servers on one database) belongs to the caller, who cleans it up.
   const { sharedStorage, ...engineOptions } = options;

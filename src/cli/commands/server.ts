@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defaultDataDir } from '../../engine/data-dir';
@@ -21,6 +22,8 @@ export const serverCommand: CommandSpec = {
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
     'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default deny; --dev: allow)' },
+    'node-name': { type: 'string', env: 'HANGAR_NODE_NAME', placeholder: 'NAME', help: 'This server\'s node in the catalog (default: the host name); unique per server on one database' },
+    'advertise-addr': { type: 'string', env: 'HANGAR_ADVERTISE_ADDR', placeholder: 'IP', help: 'This server\'s address in the catalog (default: the catalog listener\'s host, 127.0.0.1 if it listens on all)' },
     'secrets-key-file': { type: 'string', env: 'HANGAR_SECRETS_KEY_FILE', placeholder: 'FILE', help: 'Secrets master key file, away from the database (default <data>/secrets.key; HANGAR_SECRETS_KEY holds the key itself)' },
     'workers': {
       type: 'string',
@@ -84,8 +87,9 @@ export async function runServer(options: ParsedOptions): Promise<number> {
 
   const secretsKeyFile = options['secrets-key-file'] as string | undefined;
   const peers = shared && { channel: shared.channel, count: shared.count, index: thread?.index ?? 0 };
+  const catalogNode = { name: options['node-name'] as string | undefined, address: advertiseAddress(options, addresses.catalog) };
   const engine = await Engine.open({
-    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers,
+    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers, catalogNode,
   });
   if (thread) {
     try {
@@ -112,6 +116,9 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     await engine.close();
     throw err;
   }
+  // The server is a node of the catalog (with the consul service and serfHealth), kept alive by a heartbeat.
+  const { startServerNode } = require('../../engine/catalog/servers') as typeof import('../../engine/catalog/servers');
+  await startServerNode(engine);
   engine.scheduler.start();
   // What starting left behind is garbage now, in good part outside V8's heap (the unpacked CLI's
   // buffer, 7 MB): V8 would keep it until its first full collection, which an idle server may never
@@ -172,4 +179,15 @@ function logOptions(options: ParsedOptions, dev: boolean): { level: string; form
   const format = options['log-format'] as string | undefined;
   if (format !== undefined && format !== 'json' && format !== 'pretty') throw new UsageError(`--log-format must be json or pretty, not "${format}"`);
   return { level, format };
+}
+
+/** The address of this server in the catalog: --advertise-addr, else the catalog listener's host unless it listens on all. */
+function advertiseAddress(options: ParsedOptions, catalogAddr: string): string {
+  const given = options['advertise-addr'] as string | undefined;
+  if (given !== undefined) {
+    if (isIP(given) === 0) throw new UsageError(`--advertise-addr must be an IP address, not "${given}"`);
+    return given;
+  }
+  const { host } = parseHostPort(catalogAddr);
+  return isIP(host) !== 0 && host !== '0.0.0.0' && host !== '::' ? host : '127.0.0.1';
 }

@@ -18,6 +18,8 @@ import { aclPolicyRoutes } from './routes/acl-policies';
 import { aclRoleRoutes } from './routes/acl-roles';
 import { aclTokenRoutes } from './routes/acl-tokens';
 import { agentRoutes } from './routes/agent';
+import { agentCheckRoutes } from './routes/agent-checks';
+import { agentServiceRoutes } from './routes/agent-services';
 import { catalogNodeRoutes } from './routes/catalog-nodes';
 import { healthRoutes } from './routes/health';
 import { internalRoutes } from './routes/internal';
@@ -73,6 +75,8 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     ...aclLegacyRoutes,
     ...namespaceRoutes,
     ...agentRoutes,
+    ...agentServiceRoutes,
+    ...agentCheckRoutes,
     ...catalogNodeRoutes,
     ...healthRoutes,
     ...sessionRoutes,
@@ -149,6 +153,9 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
       }
       done();
     });
-    app.addHook('preClose', async () => runtime.blocking.close());
+    app.addHook('preClose', async () => {
+      clearInterval(runtime.heartbeat);
+      await runtime.blocking.close();
+    });
   },
 };

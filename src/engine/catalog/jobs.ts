@@ -1,7 +1,9 @@
 import type { BackgroundJob } from '../background';
+import { expireTtlChecks } from './agent';
 import { markedNamespaces, removeNamespace } from './namespaces';
 import { parseDuration } from './route';
 import { writeAndNotify } from './runtime';
+import { DEAD_AFTER_MS, markDeadServers } from './servers';
 import { expireSessions } from './sessions';
 
 /**
@@ -28,6 +30,23 @@ export const CATALOG_JOBS: readonly BackgroundJob[] = [
     intervalMs: sessionCheckIntervalMs(),
     async run(engine) {
       while ((await writeAndNotify(engine, (writes) => expireSessions(writes, engine.clock.now()))) === 500);
+    },
+  },
+  {
+    // TTL checks not updated within their TTL turn critical ("TTL expired"), by the engine clock,
+    // within one interval of their deadline.
+    name: 'catalog.check-ttl',
+    intervalMs: sessionCheckIntervalMs(),
+    async run(engine) {
+      while ((await writeAndNotify(engine, (writes) => expireTtlChecks(writes, engine.clock.now()))) === 500);
+    },
+  },
+  {
+    // A server that stopped beating is failed: its serfHealth check turns critical (sessions on it end).
+    name: 'catalog.server-health',
+    intervalMs: DEAD_AFTER_MS / 3,
+    async run(engine) {
+      await writeAndNotify(engine, (writes) => markDeadServers(writes, engine.clock.now()));
     },
   },
   {

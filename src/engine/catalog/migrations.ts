@@ -212,4 +212,77 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
         FOR EACH ROW EXECUTE FUNCTION catalog_tables_notify();
     `,
   },
+  {
+    version: 303,
+    name: 'catalog: every field of services and checks (namespaces, weights, check definitions, TTL deadlines)',
+    // SQLite cannot change a primary key in place: the two tables are rebuilt with the namespace in it.
+    sql: `
+      CREATE TABLE catalog_services_v2 (
+        node TEXT NOT NULL REFERENCES catalog_nodes(name) ON DELETE CASCADE,
+        ns TEXT NOT NULL DEFAULT 'default',
+        id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL DEFAULT '',
+        tags TEXT NOT NULL DEFAULT '[]',
+        address TEXT NOT NULL DEFAULT '',
+        tagged_addresses TEXT NOT NULL DEFAULT '{}',
+        port INTEGER NOT NULL DEFAULT 0,
+        socket_path TEXT NOT NULL DEFAULT '',
+        meta TEXT NOT NULL DEFAULT '{}',
+        weights TEXT NOT NULL DEFAULT '{"Passing":1,"Warning":1}',
+        enable_tag_override INTEGER NOT NULL DEFAULT 0,
+        extra TEXT NOT NULL DEFAULT '{}',
+        create_index BIGINT NOT NULL,
+        modify_index BIGINT NOT NULL,
+        PRIMARY KEY (node, ns, id)
+      );
+      INSERT INTO catalog_services_v2 (node, id, name, tags, address, port, meta, create_index, modify_index)
+        SELECT node, id, name, tags, address, port, meta, create_index, modify_index FROM catalog_services;
+      DROP TABLE catalog_services;
+      ALTER TABLE catalog_services_v2 RENAME TO catalog_services;
+      CREATE INDEX catalog_services_name ON catalog_services (name);
+
+      CREATE TABLE catalog_checks_v2 (
+        node TEXT NOT NULL REFERENCES catalog_nodes(name) ON DELETE CASCADE,
+        ns TEXT NOT NULL DEFAULT 'default',
+        check_id TEXT NOT NULL,
+        name TEXT NOT NULL DEFAULT '',
+        status TEXT NOT NULL,
+        notes TEXT NOT NULL DEFAULT '',
+        output TEXT NOT NULL DEFAULT '',
+        service_id TEXT NOT NULL DEFAULT '',
+        service_name TEXT NOT NULL DEFAULT '',
+        type TEXT NOT NULL DEFAULT '',
+        interval TEXT NOT NULL DEFAULT '',
+        timeout TEXT NOT NULL DEFAULT '',
+        exposed_port INTEGER NOT NULL DEFAULT 0,
+        definition TEXT NOT NULL DEFAULT '{}',
+        thresholds TEXT NOT NULL DEFAULT '{}',
+        ttl_deadline BIGINT,
+        create_index BIGINT NOT NULL,
+        modify_index BIGINT NOT NULL,
+        PRIMARY KEY (node, ns, check_id)
+      );
+      INSERT INTO catalog_checks_v2 (node, check_id, name, status, notes, output, service_id, service_name, create_index, modify_index)
+        SELECT node, check_id, name, status, notes, output, service_id, service_name, create_index, modify_index FROM catalog_checks;
+      DROP TABLE catalog_checks;
+      ALTER TABLE catalog_checks_v2 RENAME TO catalog_checks;
+      CREATE INDEX catalog_checks_service ON catalog_checks (service_name);
+      CREATE INDEX catalog_checks_ttl ON catalog_checks (ttl_deadline);
+    `,
+  },
+  {
+    version: 304,
+    name: 'catalog: the servers, each a node with a stable node ID',
+    // One row per server name: its node ID stays across restarts; seen_at is its heartbeat (engine clock).
+    sql: `
+      CREATE TABLE catalog_servers (
+        name TEXT PRIMARY KEY,
+        node_id TEXT NOT NULL,
+        address TEXT NOT NULL,
+        started_at BIGINT NOT NULL,
+        seen_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];

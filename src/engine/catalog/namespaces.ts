@@ -51,14 +51,20 @@ export async function removeNamespace(writes: Writes, name: string, now: number)
   const db = writes.db;
   const row = await getNamespace(db, name);
   if (!row || row.deleted_at === null) return;
-  await writes.next('namespaces', 'acl', 'sessions', 'kvs');
+  await writes.next('namespaces', 'acl', 'sessions', 'kvs', 'nodes');
   await invalidateSessions(writes, await db.all<SessionRow>('SELECT * FROM catalog_sessions WHERE ns = ?', [name]), now);
   const tables = [
-    'catalog_kv', 'catalog_kv_lock_delays', 'catalog_acl_binding_rules', 'catalog_acl_auth_methods',
+    'catalog_checks', 'catalog_services', 'catalog_kv', 'catalog_kv_lock_delays', 'catalog_acl_binding_rules', 'catalog_acl_auth_methods',
     'catalog_acl_tokens', 'catalog_acl_roles', 'catalog_acl_policies',
   ];
   for (const table of tables) {
     await db.run(`DELETE FROM ${table} WHERE ns = ?`, [name]);
   }
   await db.run('DELETE FROM catalog_namespaces WHERE name = ?', [name]);
+}
+
+/** The namespace a read of the catalog looks in: the request's, or undefined for every one (`?ns=*`). */
+export function readNamespace(ctx: CatalogContext, query: { ns?: string }): string | undefined {
+  const ns = requestNamespace(ctx, query);
+  return ns === '*' ? undefined : ns;
 }

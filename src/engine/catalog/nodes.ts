@@ -1,7 +1,8 @@
-import { hostname } from 'node:os';
 import type { Db } from '../storage';
+import { CheckDefinition, CheckThresholds, renderDefinition } from './checks';
 import type { Writes } from './index-state';
 import { LOCAL_DATACENTER } from './route';
+import { renderServiceFields, ServiceRow } from './services';
 import { invalidateSessions, SERF_HEALTH, sessionsOfNode } from './sessions';
 
 export interface NodeRow {
@@ -14,20 +15,9 @@ export interface NodeRow {
   modify_index: number;
 }
 
-export interface ServiceRow {
-  node: string;
-  id: string;
-  name: string;
-  tags: string;
-  address: string;
-  port: number;
-  meta: string;
-  create_index: number;
-  modify_index: number;
-}
-
 export interface CheckRow {
   node: string;
+  ns: string;
   check_id: string;
   name: string;
   status: string;
@@ -35,14 +25,20 @@ export interface CheckRow {
   output: string;
   service_id: string;
   service_name: string;
+  type: string;
+  interval: string;
+  timeout: string;
+  exposed_port: number;
+  /** The CheckDefinition (JSON), durations in nanoseconds. */
+  definition: string;
+  /** The CheckThresholds of an agent check (JSON). */
+  thresholds: string;
+  /** When a TTL check turns critical unless updated (epoch ms); null when it is not waiting. */
+  ttl_deadline: number | null;
   create_index: number;
   modify_index: number;
 }
 
-export const CHECK_STATUSES = ['passing', 'warning', 'critical', 'maintenance'] as const;
-
-/** The node this server is to clients (sessions default to it), as an agent's own node is. */
-export const AGENT_NODE = hostname() || 'hangar';
 
 export function renderNode(row: NodeRow): Record<string, unknown> {
   return {
@@ -57,23 +53,6 @@ export function renderNode(row: NodeRow): Record<string, unknown> {
   };
 }
 
-/** A service as an agent shows it (the Go client's AgentService). */
-export function renderService(row: ServiceRow): Record<string, unknown> {
-  return {
-    ID: row.id,
-    Service: row.name,
-    Tags: JSON.parse(row.tags),
-    Address: row.address,
-    Meta: JSON.parse(row.meta),
-    Port: Number(row.port),
-    Weights: { Passing: 1, Warning: 1 },
-    EnableTagOverride: false,
-    Namespace: 'default',
-    CreateIndex: Number(row.create_index),
-    ModifyIndex: Number(row.modify_index),
-  };
-}
-
 /** A service instance with its node, as /v1/catalog/service answers it (structs.ServiceNode). */
 export function renderServiceNode(node: NodeRow, row: ServiceRow): Record<string, unknown> {
   return {
@@ -83,16 +62,7 @@ export function renderServiceNode(node: NodeRow, row: ServiceRow): Record<string
     Datacenter: LOCAL_DATACENTER,
     TaggedAddresses: JSON.parse(node.tagged_addresses),
     NodeMeta: JSON.parse(node.meta),
-    ServiceKind: '',
-    ServiceID: row.id,
-    ServiceName: row.name,
-    ServiceTags: JSON.parse(row.tags),
-    ServiceAddress: row.address,
-    ServiceWeights: { Passing: 1, Warning: 1 },
-    ServiceMeta: JSON.parse(row.meta),
-    ServicePort: Number(row.port),
-    ServiceEnableTagOverride: false,
-    Namespace: 'default',
+    ...renderServiceFields(row),
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),
   };
@@ -110,12 +80,12 @@ export function renderCheck(row: CheckRow, serviceTags: readonly string[] = []):
     ServiceID: row.service_id,
     ServiceName: row.service_name,
     ServiceTags: row.service_id ? serviceTags : [],
-    Type: '',
-    Interval: '',
-    Timeout: '',
-    ExposedPort: 0,
-    Definition: {},
-    Namespace: 'default',
+    Type: row.type,
+    Interval: row.interval,
+    Timeout: row.timeout,
+    ExposedPort: Number(row.exposed_port),
+    Definition: renderDefinition(JSON.parse(row.definition) as CheckDefinition),
+    Namespace: row.ns,
     CreateIndex: Number(row.create_index),
     ModifyIndex: Number(row.modify_index),
   };
@@ -175,55 +145,84 @@ export async function upsertNode(writes: Writes, input: NodeInput): Promise<void
 
 export interface CheckInput {
   readonly checkId: string;
+  readonly ns: string;
   readonly name: string;
   readonly status: string;
   readonly notes: string;
   readonly output: string;
   readonly serviceId: string;
   readonly serviceName: string;
+  readonly type: string;
+  readonly interval?: string;
+  readonly timeout?: string;
+  readonly exposedPort?: number;
+  readonly definition: CheckDefinition;
+  readonly thresholds?: CheckThresholds;
+  /** When a TTL check turns critical unless updated (epoch ms). */
+  readonly ttlDeadline?: number | null;
+}
+
+export async function getCheck(db: Db, node: string, ns: string, checkId: string): Promise<CheckRow | undefined> {
+  return db.get<CheckRow>('SELECT * FROM catalog_checks WHERE node = ? AND ns = ? AND check_id = ?', [node, ns, checkId]);
 }
 
 /** Registers or updates a check; a check that turns critical invalidates the sessions that use it. */
 export async function upsertCheck(writes: Writes, node: string, input: CheckInput, now: number): Promise<void> {
   const db = writes.db;
-  const existing = await db.get<CheckRow>('SELECT * FROM catalog_checks WHERE node = ? AND check_id = ?', [node, input.checkId]);
   const index = await writes.next('nodes');
-  if (existing) {
-    await db.run(
-      'UPDATE catalog_checks SET name = ?, status = ?, notes = ?, output = ?, service_id = ?, service_name = ?, modify_index = ? WHERE node = ? AND check_id = ?',
-      [input.name, input.status, input.notes, input.output, input.serviceId, input.serviceName, index, node, input.checkId],
-    );
-  } else {
-    await db.run(
-      `INSERT INTO catalog_checks (node, check_id, name, status, notes, output, service_id, service_name, create_index, modify_index)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [node, input.checkId, input.name, input.status, input.notes, input.output, input.serviceId, input.serviceName, index, index],
-    );
-  }
+  const values = [
+    input.name, input.status, input.notes, input.output, input.serviceId, input.serviceName, input.type, input.interval ?? '',
+    input.timeout ?? '', input.exposedPort ?? 0, JSON.stringify(input.definition), JSON.stringify(input.thresholds ?? {}), input.ttlDeadline ?? null,
+  ];
+  await db.run(
+    `INSERT INTO catalog_checks (node, ns, check_id, name, status, notes, output, service_id, service_name, type, interval, timeout,
+       exposed_port, definition, thresholds, ttl_deadline, create_index, modify_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (node, ns, check_id) DO UPDATE SET name = excluded.name, status = excluded.status, notes = excluded.notes,
+       output = excluded.output, service_id = excluded.service_id, service_name = excluded.service_name, type = excluded.type,
+       interval = excluded.interval, timeout = excluded.timeout, exposed_port = excluded.exposed_port, definition = excluded.definition,
+       thresholds = excluded.thresholds, ttl_deadline = excluded.ttl_deadline, modify_index = excluded.modify_index`,
+    [node, input.ns, input.checkId, ...values, index, index],
+  );
   if (input.status === 'critical') await invalidateSessions(writes, await sessionsOfNode(db, node, [input.checkId]), now);
 }
 
-/** Removes a node (with its services, checks and sessions), one service, or one check. */
-export async function deregister(writes: Writes, node: string, what: { checkId?: string; serviceId?: string }, now: number): Promise<void> {
+/** A check's status and output changed (a TTL update, a TTL expiry); the rest of it stays. */
+export async function setCheckStatus(
+  writes: Writes, row: CheckRow, status: string, output: string, ttlDeadline: number | null, now: number,
+): Promise<void> {
+  if (row.status === status && row.output === output && row.ttl_deadline === ttlDeadline) return;
+  if (row.status === status && row.output === output) {
+    // Only the deadline moved: no index change, nothing for blocking queries to see (as the public service).
+    await writes.db.run('UPDATE catalog_checks SET ttl_deadline = ? WHERE node = ? AND ns = ? AND check_id = ?', [ttlDeadline, row.node, row.ns, row.check_id]);
+    return;
+  }
+  const index = await writes.next('nodes');
+  await writes.db.run(
+    'UPDATE catalog_checks SET status = ?, output = ?, ttl_deadline = ?, modify_index = ? WHERE node = ? AND ns = ? AND check_id = ?',
+    [status, output, ttlDeadline, index, row.node, row.ns, row.check_id],
+  );
+  if (status === 'critical') await invalidateSessions(writes, await sessionsOfNode(writes.db, row.node, [row.check_id]), now);
+}
+
+/** Removes a node (with its services, checks and sessions), one service (with its checks), or one check. */
+export async function deregister(
+  writes: Writes, node: string, what: { ns?: string; checkId?: string; serviceId?: string }, now: number,
+): Promise<void> {
   const db = writes.db;
   await writes.next('nodes');
   if (what.checkId !== undefined || what.serviceId !== undefined) {
+    const ns = what.ns ?? 'default';
     const checks = what.checkId !== undefined
       ? [what.checkId]
-      : (await db.all<{ check_id: string }>('SELECT check_id FROM catalog_checks WHERE node = ? AND service_id = ?', [node, what.serviceId!])).map((c) => c.check_id);
+      : (await db.all<{ check_id: string }>('SELECT check_id FROM catalog_checks WHERE node = ? AND ns = ? AND service_id = ?', [node, ns, what.serviceId!]))
+        .map((c) => c.check_id);
     await invalidateSessions(writes, await sessionsOfNode(db, node, checks), now);
-    for (const id of checks) await db.run('DELETE FROM catalog_checks WHERE node = ? AND check_id = ?', [node, id]);
-    if (what.serviceId !== undefined) await db.run('DELETE FROM catalog_services WHERE node = ? AND id = ?', [node, what.serviceId]);
+    for (const id of checks) await db.run('DELETE FROM catalog_checks WHERE node = ? AND ns = ? AND check_id = ?', [node, ns, id]);
+    if (what.serviceId !== undefined) await db.run('DELETE FROM catalog_services WHERE node = ? AND ns = ? AND id = ?', [node, ns, what.serviceId]);
     return;
   }
   await invalidateSessions(writes, await sessionsOfNode(db, node), now);
   await db.run('DELETE FROM catalog_checks WHERE node = ?', [node]);
   await db.run('DELETE FROM catalog_services WHERE node = ?', [node]);
   await db.run('DELETE FROM catalog_nodes WHERE name = ?', [node]);
-}
-
-/** The server's own node, registered once (as an agent registers itself). */
-export async function ensureAgentNode(writes: Writes): Promise<void> {
-  if (await getNode(writes.db, AGENT_NODE)) return;
-  await upsertNode(writes, { name: AGENT_NODE, address: '127.0.0.1' });
 }

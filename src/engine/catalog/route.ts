@@ -55,23 +55,26 @@ export { badRequest };
 
 /**
  * A body object: unknown fields refused, names matched case-insensitively, and a `null` field is
- * "not given" (Go clients send null for every nil slice, map and pointer).
+ * "not given" (Go clients send null for every nil slice, map and pointer). `snakeCase`: names also
+ * match without their underscores (`tagged_addresses`), as the public service's agent endpoints
+ * translate them (lib.TranslateKeys; py-consul sends them so).
  */
-export function consulObject<S extends z.ZodRawShape>(shape: S) {
+export function consulObject<S extends z.ZodRawShape>(shape: S, options: { snakeCase?: boolean } = {}) {
   const names = Object.keys(shape);
   const strict = z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}` : undefined,
   });
-  return z.preprocess((value) => canonicalKeys(value, names), strict);
+  return z.preprocess((value) => canonicalKeys(value, names, options.snakeCase === true), strict);
 }
 
-function canonicalKeys(value: unknown, names: readonly string[]): unknown {
+function canonicalKeys(value: unknown, names: readonly string[], snakeCase: boolean): unknown {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
     if (v === null) continue;
-    const name = names.includes(key) ? key : (names.find((n) => n.toLowerCase() === key.toLowerCase()) ?? key);
+    const wanted = (snakeCase ? key.replace(/_/g, '') : key).toLowerCase();
+    const name = names.includes(key) ? key : (names.find((n) => n.toLowerCase() === wanted) ?? key);
     out[name] = v;
   }
   return out;

@@ -12,6 +12,8 @@ export interface CatalogRuntime {
   readonly pending: Map<string, Set<Table>>;
   /** Authorizers of the tokens of recent requests, by token version and ACL indexes (acl/store.ts). */
   readonly authorizers: Map<string, Authorizer>;
+  /** The server's heartbeat (servers.ts), stopped when the catalog API closes. */
+  heartbeat?: NodeJS.Timeout;
 }
 
 /** Authorizers kept per engine: one per token in use (every ACL change makes new keys, so bounded). */

@@ -108,3 +108,40 @@ def test_txn():
         failed = err
     assert failed is not None
     assert c.kv.get(prefix + "a")[1] is not None
+
+
+def test_agent_service_register_and_health():
+    c = client()
+    name = unique("py-agent")
+    assert c.agent.service.register(
+        name,
+        service_id=name + "-1",
+        address="127.0.0.1",
+        port=8080,
+        tags=["green"],
+        meta={"team": "py"},
+        weights={"Passing": 4, "Warning": 1},
+        enable_tag_override=True,
+        check=consul.Check.ttl("30s"),
+        extra_checks=[consul.Check.http("http://127.0.0.1:8080/health", "10s", timeout="2s", deregister="5m")],
+    )
+    services = c.agent.services()
+    assert services[name + "-1"]["Weights"] == {"Passing": 4, "Warning": 1}
+    assert services[name + "-1"]["EnableTagOverride"] is True
+    checks = c.agent.checks()
+    http = checks[f"service:{name}-1:2"]
+    assert http["Type"] == "http"
+    assert http["Definition"]["HTTP"] == "http://127.0.0.1:8080/health"
+    assert http["Definition"]["DeregisterCriticalServiceAfter"] == "5m0s"
+
+    # Not passing until the TTL check passes and the HTTP check (which no checker runs yet) goes away.
+    _, entries = c.health.service(name, passing=True)
+    assert entries == []
+    assert c.agent.check.ttl_pass(f"service:{name}-1:1", "ok")
+    assert c.agent.check.deregister(f"service:{name}-1:2")
+    _, entries = c.health.service(name, passing=True)
+    assert [e["Service"]["ID"] for e in entries] == [name + "-1"]
+    assert entries[0]["Checks"][-1]["Output"] == "ok" or any(ch["Output"] == "ok" for ch in entries[0]["Checks"])
+
+    assert c.agent.service.deregister(name + "-1")
+    assert name + "-1" not in c.agent.services()

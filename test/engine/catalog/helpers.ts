@@ -1,5 +1,6 @@
 import { Clock } from '../../../src/engine/clock';
 import { CallResult, ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
+import type { FreshStorage } from '../../helpers/storage';
 
 export interface CatalogServer extends TestServer {
   /** A catalog request with a token (default: the root token; `null` for none). */
@@ -14,9 +15,9 @@ let counter = 0;
 
 export async function startCatalogServer(
   kind: 'sqlite' | 'postgres',
-  options: { clock?: Clock; defaultPolicy?: 'allow' | 'deny' } = {},
+  options: { clock?: Clock; defaultPolicy?: 'allow' | 'deny'; sharedStorage?: FreshStorage; catalogNode?: { name?: string; address?: string } } = {},
 ): Promise<CatalogServer> {
-  const server = await startTestServer(kind, { clock: options.clock });
+  const server = await startTestServer(kind, { clock: options.clock, sharedStorage: options.sharedStorage, catalogNode: options.catalogNode });
   // startTestServer has no catalog option; the engine reads the default policy on every request.
   (server.engine as { catalogDefaultPolicy: string }).catalogDefaultPolicy = options.defaultPolicy ?? 'deny';
   const as: CatalogServer['as'] = (token, method, path, body, headers = {}) =>

@@ -1,34 +1,16 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { CatalogServer, startCatalogServer } from './helpers';
 import { ManualClock } from '../../../src/engine/clock';
 import { jose } from '../../../src/engine/jwt-keys';
 import { STORAGE_KINDS, tempDir } from '../../helpers/storage';
+import { makeCa } from '../../helpers/tls';
 
 /**
  * Login with keys fetched over HTTPS from an issuer whose certificate a private CA signed: through
  * OIDCDiscoveryURL (with OIDCDiscoveryCACert) and through JWKSURL (with JWKSCACert). The CA and
  * the certificate are made here with openssl.
  */
-
-function openssl(dir: string, ...args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-}
-
-/** A CA (ca.pem) and, when `server`, a certificate for 127.0.0.1 that it signed (server.pem, server.key). */
-function makeCa(dir: string, server: boolean): { ca: string; cert?: string; key?: string } {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(dir, 'req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Hangar test CA');
-  const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
-  if (!server) return { ca };
-  openssl(dir, 'req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  openssl(dir, 'x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext');
-  return { ca, cert: readFileSync(join(dir, 'server.pem'), 'utf8'), key: readFileSync(join(dir, 'server.key'), 'utf8') };
-}
 
 describe.each(STORAGE_KINDS)('ACL login with keys fetched over HTTPS from a private CA (%s)', (kind) => {
   const clock = new ManualClock();

@@ -1,17 +1,20 @@
-import { createServer, IncomingMessage, Server } from 'node:http';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { CatalogServer, startCatalogServer } from './helpers';
-import { STORAGE_KINDS } from '../../helpers/storage';
+import { STORAGE_KINDS, tempDir } from '../../helpers/storage';
+import { makeCa } from '../../helpers/tls';
 
 const REVIEWER = 'reviewer-service-account-jwt';
 
 /**
  * A small Kubernetes API server that answers TokenReview (a real HTTP server on loopback): tokens
- * `sa:<namespace>:<name>` are authenticated service accounts, anything else is not.
+ * `sa:<namespace>:<name>` are authenticated service accounts, anything else is not. Over HTTPS
+ * with `tls` (a certificate for 127.0.0.1).
  */
-async function tokenReviewServer(): Promise<{ url: string; reviews: () => number; server: Server }> {
+async function tokenReviewServer(tls?: { cert: string; key: string }): Promise<{ url: string; reviews: () => number; server: Server }> {
   let reviews = 0;
-  const server = createServer((req: IncomingMessage, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -28,9 +31,10 @@ async function tokenReviewServer(): Promise<{ url: string; reviews: () => number
       res.statusCode = 201;
       res.end(JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', status }));
     });
-  });
+  };
+  const server = tls ? createHttpsServer(tls, handler) : createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, reviews: () => reviews, server };
+  return { url: `http${tls ? 's' : ''}://127.0.0.1:${(server.address() as AddressInfo).port}`, reviews: () => reviews, server };
 }
 
 describe.each(STORAGE_KINDS)('ACL login with a kubernetes auth method (%s)', (kind) => {
@@ -85,5 +89,33 @@ describe.each(STORAGE_KINDS)('ACL login with a kubernetes auth method (%s)', (ki
     await s.root('PUT', '/v1/acl/auth-method/k8s', { Name: 'k8s', Type: 'kubernetes', Config: { Host: k8s.url, ServiceAccountJWT: 'wrong' } });
     const unreviewed = await s.as(null, 'POST', '/v1/acl/login', { AuthMethod: 'k8s', BearerToken: 'sa:apps:web' });
     expect([unreviewed.status, unreviewed.text]).toEqual([403, 'Permission denied: TokenReview answered 401']);
+  });
+
+  test('a CA certificate (CACert) is accepted and trusted for the TokenReview API over HTTPS; another CA is not', async () => {
+    const dir = tempDir();
+    const { ca, cert, key } = makeCa(dir, true);
+    const https = await tokenReviewServer({ cert: cert!, key: key! });
+    try {
+      const method = await s.root('PUT', '/v1/acl/auth-method', {
+        Name: 'k8s-tls', Type: 'kubernetes', Config: { Host: https.url, ServiceAccountJWT: REVIEWER, CACert: ca },
+      });
+      expect([method.status, method.text]).toEqual([200, expect.any(String)]);
+      expect((await s.root('GET', '/v1/acl/auth-method/k8s-tls')).body.Config.CACert).toBe(ca);
+      await s.root('PUT', '/v1/acl/binding-rule', { AuthMethod: 'k8s-tls', BindType: 'service', BindName: '${serviceaccount.name}' });
+      const login = await s.as(null, 'POST', '/v1/acl/login', { AuthMethod: 'k8s-tls', BearerToken: 'sa:apps:tls-web' });
+      expect(login.status).toBe(200);
+      expect(https.reviews()).toBe(1);
+
+      const other = makeCa(tempDir(), false).ca;
+      expect((await s.root('PUT', '/v1/acl/auth-method', {
+        Name: 'k8s-other-ca', Type: 'kubernetes', Config: { Host: https.url, ServiceAccountJWT: REVIEWER, CACert: other },
+      })).status).toBe(200);
+      await s.root('PUT', '/v1/acl/binding-rule', { AuthMethod: 'k8s-other-ca', BindType: 'service', BindName: '${serviceaccount.name}' });
+      const refused = await s.as(null, 'POST', '/v1/acl/login', { AuthMethod: 'k8s-other-ca', BearerToken: 'sa:apps:tls-web' });
+      expect(refused.status).not.toBe(200);
+      expect(https.reviews()).toBe(1);
+    } finally {
+      await new Promise((resolve) => https.server.close(resolve));
+    }
   });
 });

@@ -100,10 +100,12 @@ describe.each(STORAGE_KINDS)('hardening: hostile input (%s)', (kind) => {
 
     test("a node named like another node's ID is registered under its own name", async () => {
       const register = (body: object) => server.call('catalog', 'PUT', '/v1/catalog/register', { body, headers: auth });
-      expect((await register({ Node: 'first', ID: 'second', Address: '10.0.1.1' })).status).toBe(200);
-      const res = await register({ Node: 'second', Address: '10.0.1.2', Service: { Service: 'db' } });
+      // Node IDs are UUIDs (the public service refuses others): the second node is named like one.
+      const second = '5c0b7e43-3f0e-4b9a-9d4e-2f1c0a6b8d71';
+      expect((await register({ Node: 'first', ID: second, Address: '10.0.1.1' })).status).toBe(200);
+      const res = await register({ Node: second, Address: '10.0.1.2', Service: { Service: 'db' } });
       expect(res.text).toBe('true');
-      const node = await server.call('catalog', 'GET', '/v1/catalog/node/second', { headers: auth });
+      const node = await server.call('catalog', 'GET', `/v1/catalog/node/${second}`, { headers: auth });
       expect(node.body.Services.db.Service).toBe('db');
     });
   });

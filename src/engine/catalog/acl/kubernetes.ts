@@ -1,4 +1,4 @@
-import { createPublicKey, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import { fetchJson } from '../../jwt-keys';
 import { badRequest, consulObject, ignored } from '../route';
@@ -48,7 +48,9 @@ export function checkKubernetesConfig(raw: unknown): KubernetesConfig {
   if (!config.ServiceAccountJWT) throw badRequest('Invalid Auth Method: ServiceAccountJWT is required');
   if (config.CACert) {
     try {
-      createPublicKey(new X509Certificate(config.CACert).publicKey);
+      // X509Certificate throws on anything that is not a certificate. Its publicKey is a public
+      // KeyObject already: createPublicKey(KeyObject) takes private keys only on Node.js 24.
+      if (new X509Certificate(config.CACert).publicKey.type !== 'public') throw new Error('no public key');
     } catch {
       throw badRequest('Invalid Auth Method: CACert is not a PEM certificate');
     }

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { HangarError } from '../../http/errors';
 import { AfterCommit } from '../../http/routes';
+import { agentNode } from '../agent';
 import { requestNamespace, requireLiveNamespace } from '../namespaces';
-import { AGENT_NODE, ensureAgentNode, getNode } from '../nodes';
+import { getNode } from '../nodes';
 import { blockingQuery, ok } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, READ_ONLY_FIELDS, requirePermission, UUID } from '../route';
 import { requestWrites } from '../runtime';
+import { ensureServerNode } from '../servers';
 import {
   createSession, getSession, invalidateSessions, parseLockDelay, renderSession, renewedExpiry, renewSession, SERF_HEALTH, SessionRow,
 } from '../sessions';
@@ -57,7 +59,7 @@ export const sessionRoutes = [
     handler: async ({ query, body }, ctx) => {
       if (body.ID) throw badRequest('Cannot specify the ID when creating a session');
       const ns = requestNamespace(ctx, query, body.Namespace);
-      const node = body.Node || AGENT_NODE;
+      const node = body.Node || agentNode(ctx.engine);
       requirePermission(ctx, 'session', 'write', node, ns);
       await requireLiveNamespace(ctx.db, ns);
       const behavior = body.Behavior || 'release';
@@ -79,7 +81,7 @@ export const sessionRoutes = [
           serviceChecks: body.ServiceChecks?.map((c) => ({ ID: c.ID, Namespace: c.Namespace ?? ns })) ?? null,
         },
         ctx.now,
-        node === AGENT_NODE ? () => ensureAgentNode(writes) : undefined,
+        node === agentNode(ctx.engine) ? () => ensureServerNode(writes, ctx.engine) : undefined,
       );
       return { ID: session.id };
     },
