@@ -12,6 +12,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # expect TEXT WANTED: WANTED (an extended regular expression) occurs in TEXT.
 expect() { grep -Eq -- "$2" <<<"$1" || fail "expected /$2/ in: $1"; }
 json() { jq -er "$2" <<<"$1" || fail "expected $2 in: $1"; }
+# has TEXT PATTERN / line TEXT LINE: a match in TEXT (a command's output captured first: `cmd | grep -q`
+# would fail under pipefail when grep exits before cmd has written everything).
+has() { grep -q -- "$2" <<<"$1"; }
+line() { grep -qx -- "$2" <<<"$1"; }
 
 step "status and health"
 out=$(vault status -format=json)
@@ -45,14 +49,16 @@ json "$out" '.data.metadata.version == 1' >/dev/null
 vault kv patch -mount=cli-kv2 creds password=rotated >/dev/null
 out=$(vault kv get -mount=cli-kv2 -format=json creds)
 json "$out" '.data.data == {"username":"app","password":"rotated"}' >/dev/null
-vault kv get -mount=cli-kv2 -version=1 -field=password creds | grep -qx s3cr3t || fail "version 1 lost"
+line "$(vault kv get -mount=cli-kv2 -version=1 -field=password creds)" s3cr3t || fail "version 1 lost"
 vault kv metadata put -mount=cli-kv2 -max-versions=5 -custom-metadata=owner=platform creds
 out=$(vault kv metadata get -mount=cli-kv2 -format=json creds)
 json "$out" '.data.max_versions == 5 and .data.custom_metadata.owner == "platform"' >/dev/null
 vault kv delete -mount=cli-kv2 creds
-vault kv get -mount=cli-kv2 creds >/dev/null 2>&1 && fail "deleted version still reads"
+# A deleted version reads as its metadata with no data (the CLI prints the metadata and exits 0).
+out=$(vault kv get -mount=cli-kv2 -format=json creds || true)
+json "$out" '.data.data == null and .data.metadata.deletion_time != ""' >/dev/null
 vault kv undelete -mount=cli-kv2 -versions=2 creds
-vault kv get -mount=cli-kv2 -field=password creds | grep -qx rotated || fail "undelete did not restore"
+line "$(vault kv get -mount=cli-kv2 -field=password creds)" rotated || fail "undelete did not restore"
 vault kv destroy -mount=cli-kv2 -versions=1 creds
 out=$(vault kv metadata get -mount=cli-kv2 -format=json creds)
 json "$out" '.data.versions["1"].destroyed == true' >/dev/null
@@ -60,13 +66,13 @@ vault kv put -mount=cli-kv2 team/a x=1 >/dev/null
 out=$(vault kv list -mount=cli-kv2 -format=json)
 json "$out" 'index("team/") != null and index("creds") != null' >/dev/null
 vault kv put cli-kv2/path-syntax y=2 >/dev/null   # the older <mount>/<path> syntax detects v2 too
-vault kv get -field=y cli-kv2/path-syntax | grep -qx 2 || fail "path syntax on v2"
+line "$(vault kv get -field=y cli-kv2/path-syntax)" 2 || fail "path syntax on v2"
 vault kv metadata delete -mount=cli-kv2 creds
 vault kv get -mount=cli-kv2 creds >/dev/null 2>&1 && fail "metadata delete left the secret"
 
 step "kv v1: put / get / list / delete"
 vault kv put cli-kv1/app token=v1-value >/dev/null
-vault kv get -field=token cli-kv1/app | grep -qx v1-value || fail "kv v1 get"
+line "$(vault kv get -field=token cli-kv1/app)" v1-value || fail "kv v1 get"
 out=$(vault kv list -format=json cli-kv1)
 json "$out" 'index("app") != null' >/dev/null
 vault kv delete cli-kv1/app
@@ -78,8 +84,8 @@ path "cli-kv2/data/team/*" {
   capabilities = ["read", "list"]
 }
 HCL
-vault policy read cli-reader | grep -q 'cli-kv2/data/team/' || fail "policy read"
-vault policy list | grep -qx cli-reader || fail "policy list"
+has "$(vault policy read cli-reader)" 'cli-kv2/data/team/' || fail "policy read"
+line "$(vault policy list)" cli-reader || fail "policy list"
 
 step "token create / lookup / renew / revoke"
 out=$(vault token create -format=json -policy=cli-reader -ttl=1h -display-name=My-Token---Name)
@@ -90,7 +96,7 @@ json "$out" '.data.display_name == "token-My-Token---Name"' >/dev/null
 json "$out" '.data.policies | index("cli-reader") != null' >/dev/null
 out=$(vault token renew -format=json -increment=2h "$tok")
 json "$out" '.auth.lease_duration > 3600' >/dev/null
-VAULT_TOKEN=$tok vault kv get -mount=cli-kv2 -field=x team/a | grep -qx 1 || fail "token cannot read under its policy"
+line "$(VAULT_TOKEN=$tok vault kv get -mount=cli-kv2 -field=x team/a)" 1 || fail "token cannot read under its policy"
 VAULT_TOKEN=$tok vault kv put -mount=cli-kv2 team/a x=2 >/dev/null 2>&1 && fail "token wrote beyond its policy"
 vault token lookup -accessor "$acc" >/dev/null
 vault token revoke "$tok"
@@ -101,10 +107,10 @@ step "PKI: root CA, intermediate, roles, issue, revoke, issuers (the public serv
 vault secrets enable -path=cli-pki pki
 vault secrets tune -max-lease-ttl=87600h cli-pki
 vault write -field=certificate cli-pki/root/generate/internal common_name=example.com issuer_name=root-2024 ttl=87600h > root.crt
-openssl x509 -in root.crt -noout -subject | grep -q example.com || fail "root certificate"
+has "$(openssl x509 -in root.crt -noout -subject)" example.com || fail "root certificate"
 out=$(vault list -format=json cli-pki/issuers)
 json "$out" 'length == 1' >/dev/null
-vault read -field=issuer_name "cli-pki/issuer/$(json "$out" '.[0]')" | grep -qx root-2024 || fail "issuer read"
+line "$(vault read -field=issuer_name "cli-pki/issuer/$(json "$out" '.[0]')")" root-2024 || fail "issuer read"
 vault write cli-pki/roles/2024-servers allow_any_name=true >/dev/null
 vault write cli-pki/config/urls issuing_certificates="$VAULT_ADDR/v1/cli-pki/ca" crl_distribution_points="$VAULT_ADDR/v1/cli-pki/crl" >/dev/null
 vault secrets enable -path=cli-pki-int pki
@@ -120,7 +126,7 @@ json "$out" .data.certificate > leaf.pem
 json "$out" '.data.ca_chain | length >= 2' >/dev/null
 openssl verify -CAfile root.crt -untrusted int.pem leaf.pem >/dev/null || fail "leaf does not chain to the root"
 serial=$(json "$out" .data.serial_number)
-vault list cli-pki-int/certs | grep -q "$serial" || fail "issued certificate not listed"
+has "$(vault list cli-pki-int/certs)" "$serial" || fail "issued certificate not listed"
 vault write cli-pki-int/revoke serial_number="$serial" >/dev/null
 out=$(vault read -format=json "cli-pki-int/cert/$serial")
 json "$out" '.data.revocation_time > 0' >/dev/null
@@ -142,7 +148,7 @@ vault write cli-ssh/config/ca generate_signing_key=true >/dev/null
 vault write cli-ssh/roles/dev key_type=ca allow_user_certificates=true allowed_users='*' default_user=ubuntu ttl=30m >/dev/null
 ssh-keygen -q -t ed25519 -N '' -f id_cli >/dev/null
 vault write -field=signed_key cli-ssh/sign/dev public_key=@id_cli.pub > id_cli-cert.pub
-ssh-keygen -Lf id_cli-cert.pub | grep -q ubuntu || fail "signed certificate lacks the default user"
+has "$(ssh-keygen -Lf id_cli-cert.pub)" ubuntu || fail "signed certificate lacks the default user"
 
 step "database lease: read creds, lease lookup / renew / revoke"
 vault secrets enable -path=cli-db database
