@@ -1,11 +1,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { newKey, sign } from '../engine/secrets/jwt-helpers';
 import { COMPAT_DIR, runSuite } from '../helpers/compat';
 import { havePostgres, startTargetPostgres, TargetPostgres } from '../helpers/postgres-target';
 import { publicServiceBinary } from '../helpers/public-tools';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../helpers/server';
-import { newKey, sign } from '../engine/secrets/jwt-helpers';
 
 /**
  * The public service's own CLI, unchanged, runs the everyday commands of its tutorials against
