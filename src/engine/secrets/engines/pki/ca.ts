@@ -2,7 +2,8 @@ import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { basicConstraints, keyUsage, nameConstraints, RawExtension, subjectAltName } from './extensions';
 import {
-  certificateData, NameFields, OutputFields, requestedNames, requireCa, subjectOf, SubjectFields, urlExtensions, validity, withCommonName,
+  certificateData, leafBehaviorOf, NameFields, notAfterOf, OutputFields, requestedNames, requireCa, subjectOf, SubjectFields, urlExtensions, validity,
+  withCommonName,
 } from './issue';
 import { checkNames, sanEntries } from './names';
 import { checkRole, RoleBody } from './roles';
@@ -10,9 +11,9 @@ import { Ca, CaBundle, chainOf, putCert, rebuildCrl } from './store';
 import { keyUsageFlags } from './usages';
 import {
   certPem, createCsr, exportPrivateKey, generateKey, keyBits, keyInfo, keyMatches, newSerial,
-  parseCertificate, parseCsr, parsePrivateKey, pem, pemBlocks, signCertificate, signedOf, storedKey, x509,
+  parseCertificate, parseCsr, parsePrivateKey, pem, pemBlocks, signCertificate, SignatureChoice, signedOf, storedKey, x509,
 } from './x509';
-import { commaList, flexibleBoolean, flexibleInt } from '../../core/durations';
+import { commaList, duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
 
@@ -22,6 +23,9 @@ const CaFields = {
   ...SubjectFields,
   max_path_length: flexibleInt.pipe(z.number().int().min(-1, 'must be -1 (unlimited) or more')).default(-1),
   permitted_dns_domains: commaList.optional(),
+  signature_bits: flexibleInt.default(0),
+  use_pss: flexibleBoolean.default(false),
+  not_before_duration: duration().default(30),
 };
 const GenerateBody = z.object({
   ...CaFields,
@@ -33,6 +37,7 @@ const SignIntermediateBody = z.object({
   ...CaFields,
   csr: z.string({ message: 'csr is required' }).max(64 * 1024),
   use_csr_values: flexibleBoolean.default(false),
+  enforce_leaf_not_after_behavior: flexibleBoolean.default(false),
 });
 const CertificateBody = z.object({ certificate: z.string({ message: 'certificate is required' }).max(256 * 1024) });
 const PemBundleBody = z.object({ pem_bundle: z.string({ message: 'pem_bundle is required' }).max(256 * 1024) });
@@ -97,16 +102,18 @@ async function generateRoot(req: SecretsRequest<GenerateBody>): Promise<SecretsR
     };
   }
   const san = sanOf(b, cn);
-  const { notAfter, warnings } = validity(req, undefined, b.ttl, 0, 0);
+  const signature = signatureOf(b.key_type, b);
+  const { notAfter, warnings } = validity(req, undefined, b.ttl, 0, 0, { notAfter: notAfterOf('', b.not_after), behavior: 'permit' });
   const keys = await generateKey(b.key_type, bits);
   const cert = await signCertificate({
     serial: newSerial(),
     subject: subjectOf(b, cn),
-    notBefore: new Date(req.now - 30_000),
+    notBefore: new Date(req.now - b.not_before_duration * 1000),
     notAfter,
     spki: keys.publicKey.export({ type: 'spki', format: 'der' }),
     extensions: await caExtensions(req, b.max_path_length >= 0 ? b.max_path_length : undefined, san, b.permitted_dns_domains),
     signer: keys.privateKey,
+    signature,
   });
   await installCa(req, { certificate: cert.pem, privateKey: storedKey(keys.privateKey), chain: [] });
   const { ca_chain: _chain, ...data } = certificateData(b.format, cert, [cert.pem]);
@@ -137,28 +144,45 @@ function pathLengthUnder(ca: Ca, asked: number): number | undefined {
   return signer - 1;
 }
 
+/**
+ * root/sign-intermediate: a CA certificate for a CSR. Without a common_name the CSR's is used (the
+ * public service's tutorials sign so); with use_csr_values the CSR's subject and SANs. A notAfter
+ * past this CA's is cut to it (with a warning) unless enforce_leaf_not_after_behavior asks for the
+ * issuer's own leaf_not_after_behavior, as the public service since 1.17.
+ */
 async function signIntermediate(req: SecretsRequest<SignIntermediateBody>): Promise<SecretsResponse> {
   const ca = await requireCa(req.store);
   const b = req.body;
   const { csr, spki } = parseCsr('csr', b.csr);
-  const csrCn = csr.subjectName.getField('CN')[0];
-  const cn = b.use_csr_values ? csrCn ?? '' : commonName(b.common_name);
+  const csrCn = csr.subjectName.getField('CN')[0] ?? '';
+  const cn = b.use_csr_values || !b.common_name ? csrCn : b.common_name;
   const subject = b.use_csr_values ? csr.subjectName : subjectOf(b, cn);
   const csrSan = (csr.getExtension('2.5.29.17') as x509.SubjectAlternativeNameExtension | null);
   const san = b.use_csr_values ? csrSan : sanOf(b, cn);
-  const { notAfter, warnings } = validity(req, ca, b.ttl, 0, 0);
+  const behavior = b.enforce_leaf_not_after_behavior ? leafBehaviorOf(ca) : 'truncate';
+  const { notAfter, warnings, truncated } = validity(req, ca, b.ttl, 0, 0, { notAfter: notAfterOf('', b.not_after), behavior });
   const cert = await signCertificate({
     serial: newSerial(),
     subject,
     issuer: ca.cert,
-    notBefore: new Date(req.now - 30_000),
+    notBefore: new Date(req.now - b.not_before_duration * 1000),
     notAfter,
     spki,
     extensions: await caExtensions(req, pathLengthUnder(ca, b.max_path_length), san ?? undefined, b.permitted_dns_domains),
     signer: ca.key,
+    signature: signatureOf(keyInfo(ca.key).type, b),
   });
   await putCert(req.store, cert);
+  if (truncated) warnings.push("the signed intermediary CA certificate's notAfter was truncated to the issuer's notAfter");
   return { data: certificateData(b.format, cert, chainOf(ca)), warnings };
+}
+
+/** The signature of a CA certificate: `signature_bits` (RSA: 256, 384 or 512) and `use_pss` of the request. */
+function signatureOf(signerType: string, b: { signature_bits: number; use_pss: boolean }): SignatureChoice {
+  if (signerType === 'rsa' && b.signature_bits && ![256, 384, 512].includes(b.signature_bits)) {
+    throw badInput(`signature_bits: unsupported hash signature algorithm: ${b.signature_bits} (use 256, 384 or 512)`);
+  }
+  return { bits: b.signature_bits, pss: b.use_pss };
 }
 
 const isCa = (cert: x509.X509Certificate) => cert.getExtension(x509.BasicConstraintsExtension)?.ca === true;

@@ -4,9 +4,9 @@ import {
   authorityInfoAccess, basicConstraints, certificatePolicies, crlDistributionPoints, extendedKeyUsage, keyUsage, RawExtension, subjectAltName,
 } from './extensions';
 import { generateIssuedKey } from './keys';
-import { checkNames, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
-import { PkiRole, RoleBody, checkRole } from './roles';
-import { Ca, chainOf, putCert, readCa, readRole, readUrls, UrlsConfig } from './store';
+import { checkNames, glob, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
+import { PkiRole, RoleBody, checkRole, notAfterTime, readRole } from './roles';
+import { Ca, chainOf, putCert, readCa, readUrls, UrlsConfig } from './store';
 import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
 import { CertParams, colonSerial, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, privateKeyText, signCertificate, SignedCert, x509 } from './x509';
 import { commaList, duration, flexibleBoolean } from '../../core/durations';
@@ -36,6 +36,7 @@ export const NameFields = {
   other_sans: commaList.optional(),
   exclude_cn_from_sans: flexibleBoolean.default(false),
   ttl: duration().optional(),
+  not_after: z.string().max(64).optional(),
 };
 
 export const OutputFields = {
@@ -90,10 +91,26 @@ export function withCommonName(n: Omit<RequestedNames, 'commonName'>, cn: string
   return { ...n, commonName: cn };
 }
 
+/** What an issuer does with a certificate that would outlive it (`leaf_not_after_behavior`). */
+export type LeafBehavior = 'err' | 'truncate' | 'permit';
+
+/** The `not_after` in effect (the role's, else the request's) and what to do past the CA's expiry. */
+export interface NotAfterRule {
+  readonly notAfter?: { readonly field: string; readonly text: string };
+  readonly behavior: LeafBehavior;
+}
+
+/** The role's `not_after`, else the request's, as the public service picks them. */
+export function notAfterOf(roleValue: string, requestValue: string | undefined): NotAfterRule['notAfter'] {
+  if (roleValue) return { field: 'not_after (role)', text: roleValue };
+  return requestValue ? { field: 'not_after', text: requestValue } : undefined;
+}
+
 /**
- * notAfter of a new certificate: the requested TTL, else the role's, else the mount's default;
- * capped (with a warning) at the role's max_ttl or the mount's maximum; refused past the CA's own
- * expiry, as the public service does.
+ * notAfter of a new certificate: `not_after` when given (the role's, else the request's; not with a
+ * ttl), else the requested TTL, else the role's, else the mount's default; capped (with a warning)
+ * at the role's max_ttl or the mount's maximum. Past the CA's own expiry the issuer's
+ * `leaf_not_after_behavior` decides: refused (err), cut to the CA's (truncate) or kept (permit).
  */
 export function validity(
   req: SecretsRequest,
@@ -101,22 +118,38 @@ export function validity(
   requested: number | undefined,
   roleTtl: number,
   roleMax: number,
-): { notAfter: Date; warnings: string[] } {
-  const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
-  const max = roleMax > 0 ? roleMax : mountMax;
-  let ttl = requested && requested > 0 ? requested : roleTtl > 0 ? roleTtl : req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+  rule: NotAfterRule = { behavior: 'err' },
+): { notAfter: Date; warnings: string[]; truncated: boolean } {
   const warnings: string[] = [];
-  if (ttl > max) {
-    warnings.push(`TTL "${ttl}s" is longer than permitted maxTTL "${max}s", so maxTTL is being used`);
-    ttl = max;
+  let notAfter: Date;
+  if (rule.notAfter) {
+    if (requested && requested > 0) throw badInput('Either ttl or not_after should be provided. Both should not be provided in the same request.');
+    notAfter = new Date(Math.floor(notAfterTime(rule.notAfter.field, rule.notAfter.text).getTime() / 1000) * 1000);
+  } else {
+    const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
+    const max = roleMax > 0 ? roleMax : mountMax;
+    let ttl = requested && requested > 0 ? requested : roleTtl > 0 ? roleTtl : req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+    if (ttl > max) {
+      warnings.push(`TTL "${ttl}s" is longer than permitted maxTTL "${max}s", so maxTTL is being used`);
+      ttl = max;
+    }
+    // Whole seconds: certificates carry no fractions, and the CA check compares like with like.
+    notAfter = new Date(Math.floor(req.now / 1000) * 1000 + ttl * 1000);
   }
-  // Whole seconds: certificates carry no fractions, and the CA check compares like with like.
-  const notAfter = new Date(Math.floor(req.now / 1000) * 1000 + ttl * 1000);
+  let truncated = false;
   if (ca && notAfter > ca.cert.notAfter) {
-    throw badInput(`cannot satisfy request, as TTL would result in notAfter ${notAfter.toISOString()} that is beyond the expiration of the CA certificate at ${ca.cert.notAfter.toISOString()}`);
+    if (rule.behavior === 'truncate') {
+      notAfter = ca.cert.notAfter;
+      truncated = true;
+    } else if (rule.behavior === 'err') {
+      throw badInput(`cannot satisfy request, as TTL would result in notAfter ${notAfter.toISOString()} that is beyond the expiration of the CA certificate at ${ca.cert.notAfter.toISOString()}`);
+    }
   }
-  return { notAfter, warnings };
+  return { notAfter, warnings, truncated };
 }
+
+/** The issuer's `leaf_not_after_behavior` (err until issuers carry their own). */
+export const leafBehaviorOf = (_ca: Ca): LeafBehavior => 'err';
 
 const urlExtensionsOf = new WeakMap<UrlsConfig, RawExtension[]>();
 
@@ -225,6 +258,8 @@ interface LeafInput {
   readonly subject: x509.JsonName | x509.Name;
   readonly spki: CertParams['spki'];
   readonly ttl?: number;
+  /** The request's `not_after` (the role's wins). */
+  readonly notAfter?: string;
 }
 
 /**
@@ -234,7 +269,10 @@ interface LeafInput {
 async function issueLeaf(req: SecretsRequest, state: IssuingState, input: LeafInput): Promise<{ cert: SignedCert; warnings: string[] }> {
   const { role } = input;
   const ca = caOf(state);
-  const { notAfter, warnings } = validity(req, ca, input.ttl, role.ttl, role.max_ttl);
+  const { notAfter, warnings } = validity(req, ca, input.ttl, role.ttl, role.max_ttl, {
+    notAfter: notAfterOf(role.not_after, input.notAfter),
+    behavior: leafBehaviorOf(ca),
+  });
   const fixed = roleExtensions(role);
   const sans = sanEntries(input.names);
   const cert = await signCertificate({
@@ -246,6 +284,7 @@ async function issueLeaf(req: SecretsRequest, state: IssuingState, input: LeafIn
     spki: input.spki,
     extensions: [...fixed.beforeNames, ...(sans.length ? [subjectAltName(sans)] : []), ...fixed.afterNames, ...state.urls],
     signer: ca.key,
+    signature: { bits: role.signature_bits, pss: role.use_pss },
   });
   return { cert, warnings };
 }
@@ -270,7 +309,13 @@ function commonNameOf(role: PkiRole, given: string | undefined, fromCsr?: string
   return cn;
 }
 
-const subjectFromRole = (role: PkiRole, cn: string, serial?: string) => subjectOf({ ...role, serial_number: serial || role.serial_number }, cn);
+/** The subject of a role's certificate; a requested serial_number must match `allowed_serial_numbers` when the role has any. */
+function subjectFromRole(role: PkiRole, cn: string, serial?: string): x509.JsonName {
+  if (serial && role.allowed_serial_numbers.length && !role.allowed_serial_numbers.some((p) => glob(p, serial))) {
+    throw badInput(`serial_number ${serial} not allowed by this role`);
+  }
+  return subjectOf({ ...role, serial_number: serial || role.serial_number }, cn);
+}
 
 async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
   const state = await withRole(req);
@@ -283,7 +328,7 @@ async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
   checkNames(role, names, false);
   const key = await generateIssuedKey(role.key_type, keyBits('key_bits', role.key_type, role.key_bits), b.private_key_format === 'pkcs8');
   const subject = subjectFromRole(role, cn, b.serial_number);
-  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki: key.spki, ttl: b.ttl });
+  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki: key.spki, ttl: b.ttl, notAfter: b.not_after });
   const privateKey = privateKeyText(key.privateKey, key.label, b.format === 'der' ? 'der' : 'pem');
   return issued(role, cert, {
     ...certificateData(b.format, cert, chainOf(ca), privateKey),
@@ -320,7 +365,7 @@ async function sign(req: SecretsRequest<SignBody>, state: IssuingState, role: Pk
   const names = withCommonName(verbatim ? base : { ...base, others: requestedNames(b).others }, cn, b.exclude_cn_from_sans || verbatim);
   checkNames(role, names, verbatim);
   const subject = verbatim ? csr.subjectName : subjectFromRole(role, cn, b.serial_number);
-  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki, ttl: b.ttl });
+  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki, ttl: b.ttl, notAfter: b.not_after });
   return issued(role, cert, certificateData(b.format, cert, chainOf(ca)), warnings, req.now);
 }
 

@@ -1,6 +1,5 @@
 import { KeyObject } from 'node:crypto';
 import { keyIdentifier } from './extensions';
-import type { PkiRole } from './roles';
 import { CrlEntry, parsePrivateKey, pem, serialKey, signCrl, SignedCert, x509 } from './x509';
 import { MountStore, SealedMemo } from '../../core/store';
 
@@ -57,7 +56,6 @@ export interface Ca {
 
 // Opened and parsed once per process while unchanged (MountStore.getMemo): issuing reads them every time.
 const cas = new SealedMemo<Ca>(32);
-const roles = new SealedMemo<PkiRole>(1024);
 const urls = new SealedMemo<UrlsConfig>(32);
 
 export function readCa(store: MountStore): Promise<Ca | undefined> {
@@ -67,8 +65,6 @@ export function readCa(store: MountStore): Promise<Ca | undefined> {
     key: parsePrivateKey('ca', bundle.privateKey),
   }));
 }
-
-export const readRole = (store: MountStore, name: string) => store.getMemo(`roles/${name}`, roles);
 
 /** The CA's PEM chain: its certificate, then the ones above it. */
 export const chainOf = (ca: Ca) => [ca.bundle.certificate, ...ca.bundle.chain];
