@@ -1,5 +1,6 @@
 import type { BackgroundJob } from '../background';
 import { rotateDueStaticRoles } from './engines/database/static-roles';
+import { runDueAutoTidy } from './engines/pki/revoke';
 import { rotateDueKeys } from './engines/transit/rotation';
 import { secretsCore } from './service';
 
@@ -19,6 +20,12 @@ export const SECRETS_JOBS: readonly BackgroundJob[] = [
     name: 'secrets.database.rotate',
     intervalMs: 5_000,
     run: async (engine) => rotateDueStaticRoles(engine, await secretsCore(engine)),
+  },
+  {
+    // PKI mounts with config/auto-tidy enabled tidy once their interval_duration has passed.
+    name: 'secrets.pki.tidy',
+    intervalMs: 60_000,
+    run: async (engine) => runDueAutoTidy(engine, await secretsCore(engine)),
   },
   {
     // Transit keys with an auto_rotate_period get a new version once it has passed.

@@ -3,15 +3,16 @@ import { z } from 'zod';
 import {
   authorityInfoAccess, basicConstraints, certificatePolicies, crlDistributionPoints, extendedKeyUsage, keyUsage, RawExtension, subjectAltName,
 } from './extensions';
+import { Ca, Issuers, LeafBehavior, readIssuers, resolveIssuer, signingCa } from './issuers';
 import { generateIssuedKey } from './keys';
 import { checkNames, glob, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
+import { DEFAULT_REF } from './refs';
 import { PkiRole, RoleBody, checkRole, notAfterTime, readRole } from './roles';
-import { Ca, chainOf, putCert, readCa, readUrls, UrlsConfig } from './store';
+import { putCert, readUrls, UrlsConfig } from './store';
 import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
 import { CertParams, colonSerial, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, privateKeyText, signCertificate, SignedCert, x509 } from './x509';
 import { commaList, duration, flexibleBoolean } from '../../core/durations';
 import { badInput } from '../../core/request';
-import { MountStore } from '../../core/store';
 import { SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
 
@@ -91,9 +92,6 @@ export function withCommonName(n: Omit<RequestedNames, 'commonName'>, cn: string
   return { ...n, commonName: cn };
 }
 
-/** What an issuer does with a certificate that would outlive it (`leaf_not_after_behavior`). */
-export type LeafBehavior = 'err' | 'truncate' | 'permit';
-
 /** The `not_after` in effect (the role's, else the request's) and what to do past the CA's expiry. */
 export interface NotAfterRule {
   readonly notAfter?: { readonly field: string; readonly text: string };
@@ -148,14 +146,17 @@ export function validity(
   return { notAfter, warnings, truncated };
 }
 
-/** The issuer's `leaf_not_after_behavior` (err until issuers carry their own). */
-export const leafBehaviorOf = (_ca: Ca): LeafBehavior => 'err';
+/** The issuer's `leaf_not_after_behavior`. */
+export const leafBehaviorOf = (ca: Ca): LeafBehavior => ca.issuer.leafNotAfterBehavior;
 
-const urlExtensionsOf = new WeakMap<UrlsConfig, RawExtension[]>();
+const urlExtensionsOf = new WeakMap<object, RawExtension[]>();
 
-/** CRL distribution points and issuing-certificate URLs of config/urls (made once per stored config). */
-export async function urlExtensions(store: MountStore): Promise<RawExtension[]> {
-  const urls = await readUrls(store);
+/**
+ * CRL distribution points and issuing-certificate URLs of an issuer: its own when set, else
+ * config/urls (made once per stored config).
+ */
+export function urlExtensionsFor(ca: Ca | undefined, mount: UrlsConfig): RawExtension[] {
+  const urls = ca?.issuer.aia ?? mount;
   let out = urlExtensionsOf.get(urls);
   if (!out) {
     out = [];
@@ -168,10 +169,15 @@ export async function urlExtensions(store: MountStore): Promise<RawExtension[]> 
 
 const noCa = () => badInput('backend must be configured with a CA certificate/key (root/generate, intermediate/set-signed or config/ca)');
 
-export async function requireCa(store: MountStore): Promise<Ca> {
-  const ca = await readCa(store);
-  if (!ca) throw noCa();
-  return ca;
+/** The issuer a request names (`issuer/:ref/...`), else `fallback`, ready to sign; a 400 when there is none. */
+export function signingIssuer(issuers: Issuers, ref: string | undefined, fallback = DEFAULT_REF): Ca & { key: KeyObject } {
+  if (!issuers.byId.size) throw noCa();
+  return signingCa(resolveIssuer(issuers, ref ?? fallback));
+}
+
+/** The signing issuer of a CA request (`root/sign-intermediate`, `issuer/:ref/sign-intermediate`, ...) read from the request's store. */
+export async function requireCa(req: SecretsRequest): Promise<Ca & { key: KeyObject }> {
+  return signingIssuer(await readIssuers(req.store), req.params.ref);
 }
 
 /** The certificate fields of the response in the requested format. */
@@ -189,40 +195,37 @@ export function certificateData(format: 'pem' | 'der' | 'pem_bundle', cert: Sign
   return data;
 }
 
-/** What issuing and signing read: the role (when named), the CA and the URL extensions. */
+/** What issuing and signing read: the role (when named), the signing issuer and its URL extensions. */
 interface IssuingState {
   readonly role?: PkiRole;
-  readonly ca?: Ca;
+  readonly ca: Ca & { key: KeyObject };
   readonly urls: readonly RawExtension[];
 }
 
 /**
  * Reads the issuing state in a read-only transaction of its own. These routes run outside the
  * request's transactions (`ownTransactions`): key generation and signing never hold the database,
- * and a `no_store` certificate without a lease needs no write transaction at all.
+ * and a `no_store` certificate without a lease needs no write transaction at all. The issuer is the
+ * path's (`issuer/:ref/issue/:role`), else the role's `issuer_ref`, else the default.
  */
-function issuingState(req: SecretsRequest, roleName: string | undefined): Promise<IssuingState> {
+function issuingState(req: SecretsRequest, roleName: string | undefined): Promise<IssuingState & { missingRole?: boolean }> {
   return req.engine.storage.tx(async (db) => {
     const store = req.core.store(db, req.mount);
-    return {
-      role: roleName === undefined ? undefined : await readRole(store, roleName),
-      ca: await readCa(store),
-      urls: await urlExtensions(store),
-    };
+    const role = roleName === undefined ? undefined : await readRole(store, roleName);
+    if (roleName !== undefined && !role) return { missingRole: true } as IssuingState & { missingRole: boolean };
+    const ca = signingIssuer(await readIssuers(store), req.params.ref, role?.issuer_ref);
+    return { role, ca, urls: urlExtensionsFor(ca, await readUrls(store)) };
   }, { readOnly: true });
 }
 
 /** The issuing state of a route naming a role (`:role`): unknown roles are refused. */
 async function withRole(req: SecretsRequest): Promise<IssuingState & { role: PkiRole }> {
   const state = await issuingState(req, req.params.role);
-  if (!state.role) throw badInput(`unknown role: ${req.params.role}`);
+  if (state.missingRole) throw badInput(`unknown role: ${req.params.role}`);
   return state as IssuingState & { role: PkiRole };
 }
 
-function caOf(state: IssuingState): Ca {
-  if (!state.ca) throw noCa();
-  return state.ca;
-}
+const caOf = (state: IssuingState) => state.ca;
 
 const roleExtensionsOf = new WeakMap<PkiRole, { beforeNames: RawExtension[]; afterNames: RawExtension[] }>();
 
@@ -331,7 +334,7 @@ async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
   const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki: key.spki, ttl: b.ttl, notAfter: b.not_after });
   const privateKey = privateKeyText(key.privateKey, key.label, b.format === 'der' ? 'der' : 'pem');
   return issued(role, cert, {
-    ...certificateData(b.format, cert, chainOf(ca), privateKey),
+    ...certificateData(b.format, cert, ca.chain, privateKey),
     private_key: privateKey,
     private_key_type: role.key_type,
   }, warnings, req.now);
@@ -366,7 +369,7 @@ async function sign(req: SecretsRequest<SignBody>, state: IssuingState, role: Pk
   checkNames(role, names, verbatim);
   const subject = verbatim ? csr.subjectName : subjectFromRole(role, cn, b.serial_number);
   const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki, ttl: b.ttl, notAfter: b.not_after });
-  return issued(role, cert, certificateData(b.format, cert, chainOf(ca)), warnings, req.now);
+  return issued(role, cert, certificateData(b.format, cert, ca.chain), warnings, req.now);
 }
 
 /**
@@ -412,3 +415,6 @@ export const issueRoutes: EngineRoute[] = [
   { pattern: 'sign-verbatim', body: VerbatimBody, ownTransactions: ['update'], write: signVerbatim },
   { pattern: 'sign-verbatim/:role', body: VerbatimBody, ownTransactions: ['update'], write: signVerbatim },
 ];
+
+/** The same paths under `issuer/:ref/`: the named issuer signs whatever the role's `issuer_ref` says. */
+export const issuerIssueRoutes: EngineRoute[] = issueRoutes.map((r) => ({ ...r, pattern: `issuer/:ref/${r.pattern}` }));

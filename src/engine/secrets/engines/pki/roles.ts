@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { findIssuer, readIssuers } from './issuers';
 import { DEFAULT_REF } from './refs';
 import { KEY_USAGES, EXT_KEY_USAGES, checkOid, usageName } from './usages';
 import { keyBits, KeyType } from './x509';
@@ -181,7 +182,13 @@ export const roleRoutes: EngineRoute[] = [
       const name = roleName(req);
       const role = checkRole(req.body as z.infer<typeof RoleBody>);
       await req.store.put(`roles/${name}`, role);
-      return { data: shown(role) };
+      // The reference is resolved when issuing (a name may come later); an unknown one is a warning now.
+      const issuers = await readIssuers(req.store);
+      if (findIssuer(issuers, role.issuer_ref)) return { data: shown(role) };
+      const warning = role.issuer_ref === DEFAULT_REF
+        ? 'Issuing Certificate was set to default, but no default issuing certificate (configurable at /config/issuers) is currently set'
+        : `Issuing Certificate was set to ${role.issuer_ref} but no issuing certificate currently has that name`;
+      return { data: shown(role), warnings: [warning] };
     },
     delete: async (req) => {
       await req.store.delete(`roles/${roleName(req)}`);
