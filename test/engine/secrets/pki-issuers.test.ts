@@ -243,5 +243,10 @@ describe.each(STORAGE_KINDS)('PKI issuers and keys on %s', (kind) => {
     expect((await ok('POST', 'tidy/tidy-cancel')).warnings[0]).toMatch(/none is currently running/);
     expect((await ok('GET', 'tidy/config/cluster')).data).toEqual({ path: '', aia_path: '' });
     expect((await ok('POST', 'tidy/config/cluster', { path: 'https://vault.example.com/v1/tidy' })).data).toEqual({ path: 'https://vault.example.com/v1/tidy', aia_path: '' });
+    // AIA templating per issuer: the cluster path and the issuer id go into the certificates.
+    const id = (await ok('GET', 'tidy/issuer/default')).data.issuer_id;
+    await ok('POST', 'tidy/issuer/default', { enable_aia_url_templating: true, issuing_certificates: '{{cluster_aia_path}}/issuer/{{issuer_id}}/der' });
+    const templated = (await ok('POST', 'tidy/issue/r', { common_name: 'aia.example.com', ttl: '1h' })).data;
+    expect(await openssl.text(templated.certificate)).toContain(`CA Issuers - URI:https://vault.example.com/v1/tidy/issuer/${id}/der`);
   });
 });

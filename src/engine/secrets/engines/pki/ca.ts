@@ -9,7 +9,7 @@ import { addIssuer, addKey, Ca, checkName, Issuers, linkKeys, readIssuers, resol
 import { checkNames, sanEntries } from './names';
 import { DEFAULT_REF } from './refs';
 import { checkRole, RoleBody } from './roles';
-import { putCert, readUrls, rebuildCrl } from './store';
+import { putCert, rebuildCrl } from './store';
 import { keyUsageFlags } from './usages';
 import {
   certPem, createCsr, exportPrivateKey, generateKey, keyBits, keyInfo, newSerial,
@@ -96,7 +96,7 @@ async function caExtensions(
   const ext: RawExtension[] = [basicConstraints(true, pathLength, true), keyUsage(keyUsageFlags(['CertSign', 'CRLSign']), true)];
   if (names) ext.push(names);
   if (permitted?.length) ext.push(nameConstraints(permitted));
-  ext.push(...urlExtensionsFor(signer, await readUrls(req.store)));
+  ext.push(...(await urlExtensionsFor(req.store, signer)));
   return ext;
 }
 

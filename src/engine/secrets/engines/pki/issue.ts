@@ -8,11 +8,12 @@ import { generateIssuedKey } from './keys';
 import { checkNames, glob, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
 import { DEFAULT_REF } from './refs';
 import { PkiRole, RoleBody, checkRole, notAfterTime, readRole } from './roles';
-import { putCert, readUrls, UrlsConfig } from './store';
+import { putCert, readUrls } from './store';
 import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
 import { CertParams, colonSerial, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, privateKeyText, signCertificate, SignedCert, x509 } from './x509';
 import { commaList, duration, flexibleBoolean } from '../../core/durations';
 import { badInput } from '../../core/request';
+import { MountStore } from '../../core/store';
 import { SYSTEM_MAX_TTL } from '../../core/tokens';
 import { EngineRoute, SecretsRequest, SecretsResponse } from '../../core/types';
 
@@ -151,19 +152,37 @@ export const leafBehaviorOf = (ca: Ca): LeafBehavior => ca.issuer.leafNotAfterBe
 
 const urlExtensionsOf = new WeakMap<object, RawExtension[]>();
 
+/** The URL extensions of a set of URLs (made once per stored value unless templated). */
+function urlExtensionsOfUrls(urls: { readonly [K in 'crl_distribution_points' | 'issuing_certificates' | 'ocsp_servers']: readonly string[] }): RawExtension[] {
+  const out: RawExtension[] = [];
+  if (urls.crl_distribution_points.length) out.push(crlDistributionPoints(urls.crl_distribution_points));
+  if (urls.issuing_certificates.length || urls.ocsp_servers.length) out.push(authorityInfoAccess(urls.ocsp_servers, urls.issuing_certificates));
+  return out;
+}
+
 /**
  * CRL distribution points and issuing-certificate URLs of an issuer: its own when set, else
- * config/urls (made once per stored config).
+ * config/urls. An issuer's URLs with `enable_aia_url_templating` have `{{issuer_id}}`,
+ * `{{cluster_path}}` and `{{cluster_aia_path}}` replaced (config/cluster), as the public service.
  */
-export function urlExtensionsFor(ca: Ca | undefined, mount: UrlsConfig): RawExtension[] {
-  const urls = ca?.issuer.aia ?? mount;
-  let out = urlExtensionsOf.get(urls);
-  if (!out) {
-    out = [];
-    if (urls.crl_distribution_points.length) out.push(crlDistributionPoints(urls.crl_distribution_points));
-    if (urls.issuing_certificates.length || urls.ocsp_servers.length) out.push(authorityInfoAccess(urls.ocsp_servers, urls.issuing_certificates));
-    urlExtensionsOf.set(urls, out);
+export async function urlExtensionsFor(store: MountStore, ca: Ca | undefined): Promise<RawExtension[]> {
+  const aia = ca?.issuer.aia;
+  if (aia?.enable_templating) {
+    const cluster = { path: '', aia_path: '', ...(await store.get<{ path: string; aia_path: string }>('config/cluster')) };
+    const fill = (url: string) => url.replace(/{{(issuer_id|cluster_path|cluster_aia_path)}}/g, (_, name: string) => {
+      const value = name === 'issuer_id' ? ca!.issuer.id : name === 'cluster_path' ? cluster.path : cluster.aia_path || cluster.path;
+      if (!value) throw badInput(`unable to template AIA URLs as the cluster path is not set: write config/cluster (${name})`);
+      return value;
+    });
+    return urlExtensionsOfUrls({
+      crl_distribution_points: aia.crl_distribution_points.map(fill),
+      issuing_certificates: aia.issuing_certificates.map(fill),
+      ocsp_servers: aia.ocsp_servers.map(fill),
+    });
   }
+  const urls = aia ?? (await readUrls(store));
+  let out = urlExtensionsOf.get(urls);
+  if (!out) urlExtensionsOf.set(urls, (out = urlExtensionsOfUrls(urls)));
   return out;
 }
 
@@ -214,7 +233,7 @@ function issuingState(req: SecretsRequest, roleName: string | undefined): Promis
     const role = roleName === undefined ? undefined : await readRole(store, roleName);
     if (roleName !== undefined && !role) return { missingRole: true } as IssuingState & { missingRole: boolean };
     const ca = signingIssuer(await readIssuers(store), req.params.ref, role?.issuer_ref);
-    return { role, ca, urls: urlExtensionsFor(ca, await readUrls(store)) };
+    return { role, ca, urls: await urlExtensionsFor(store, ca) };
   }, { readOnly: true });
 }
 
