@@ -248,5 +248,11 @@ describe.each(STORAGE_KINDS)('PKI issuers and keys on %s', (kind) => {
     await ok('POST', 'tidy/issuer/default', { enable_aia_url_templating: true, issuing_certificates: '{{cluster_aia_path}}/issuer/{{issuer_id}}/der' });
     const templated = (await ok('POST', 'tidy/issue/r', { common_name: 'aia.example.com', ttl: '1h' })).data;
     expect(await openssl.text(templated.certificate)).toContain(`CA Issuers - URI:https://vault.example.com/v1/tidy/issuer/${id}/der`);
+    // config/urls too, for issuers without URLs of their own.
+    await ok('POST', 'tidy/issuer/default', {});
+    await ok('POST', 'tidy/config/urls', { enable_templating: true, crl_distribution_points: '{{cluster_path}}/issuer/{{issuer_id}}/crl/der' }, 204);
+    expect((await ok('GET', 'tidy/config/urls')).data).toMatchObject({ enable_templating: true, crl_distribution_points: ['{{cluster_path}}/issuer/{{issuer_id}}/crl/der'] });
+    const mountTemplated = (await ok('POST', 'tidy/issue/r', { common_name: 'aia.example.com', ttl: '1h' })).data;
+    expect(await openssl.text(mountTemplated.certificate)).toContain(`URI:https://vault.example.com/v1/tidy/issuer/${id}/crl/der`);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EMPTY_URLS, readCrlConfig, readUrls, rebuildCrl } from './store';
+import { EMPTY_URLS, readCrlConfig, readUrls, rebuildCrl, UrlsConfig } from './store';
 import { commaList, duration, flexibleBoolean, flexibleInt } from '../../core/durations';
 import { badInput } from '../../core/request';
 import { EngineRoute } from '../../core/types';
@@ -8,6 +8,7 @@ const UrlsBody = z.object({
   issuing_certificates: commaList.optional(),
   crl_distribution_points: commaList.optional(),
   ocsp_servers: commaList.optional(),
+  enable_templating: flexibleBoolean.optional(),
 });
 const CrlBody = z.object({
   expiry: duration(1).optional(),
@@ -52,12 +53,13 @@ export const configRoutes: EngineRoute[] = [
   {
     pattern: 'config/urls',
     body: UrlsBody,
-    read: async (req) => ({ data: { ...(await readUrls(req.store)), enable_templating: false } }),
+    read: async (req) => ({ data: { ...(await readUrls(req.store)) } }),
     write: async (req) => {
       const b = req.body as z.infer<typeof UrlsBody>;
-      const next = { ...EMPTY_URLS, ...(await readUrls(req.store)), ...Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) };
-      for (const [field, urls] of Object.entries(next)) {
-        for (const url of urls) if (!URL.canParse(url)) throw badInput(`${field}: "${url}" is not a URL`);
+      const given = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined));
+      const next: UrlsConfig = { ...EMPTY_URLS, ...(await readUrls(req.store)), ...given };
+      for (const field of ['issuing_certificates', 'crl_distribution_points', 'ocsp_servers'] as const) {
+        for (const url of next[field]) if (!next.enable_templating && !URL.canParse(url)) throw badInput(`${field}: "${url}" is not a URL`);
       }
       await req.store.put('config/urls', next);
       return undefined;

@@ -162,16 +162,17 @@ function urlExtensionsOfUrls(urls: { readonly [K in 'crl_distribution_points' | 
 
 /**
  * CRL distribution points and issuing-certificate URLs of an issuer: its own when set, else
- * config/urls. An issuer's URLs with `enable_aia_url_templating` have `{{issuer_id}}`,
- * `{{cluster_path}}` and `{{cluster_aia_path}}` replaced (config/cluster), as the public service.
+ * config/urls. Templated URLs (an issuer's `enable_aia_url_templating`, config/urls'
+ * `enable_templating`) have `{{issuer_id}}`, `{{cluster_path}}` and `{{cluster_aia_path}}` replaced
+ * (config/cluster), as the public service.
  */
 export async function urlExtensionsFor(store: MountStore, ca: Ca | undefined): Promise<RawExtension[]> {
-  const aia = ca?.issuer.aia;
-  if (aia?.enable_templating) {
+  const aia = ca?.issuer.aia ?? (await readUrls(store));
+  if (aia.enable_templating) {
     const cluster = { path: '', aia_path: '', ...(await store.get<{ path: string; aia_path: string }>('config/cluster')) };
     const fill = (url: string) => url.replace(/{{(issuer_id|cluster_path|cluster_aia_path)}}/g, (_, name: string) => {
-      const value = name === 'issuer_id' ? ca!.issuer.id : name === 'cluster_path' ? cluster.path : cluster.aia_path || cluster.path;
-      if (!value) throw badInput(`unable to template AIA URLs as the cluster path is not set: write config/cluster (${name})`);
+      const value = name === 'issuer_id' ? ca?.issuer.id : name === 'cluster_path' ? cluster.path : cluster.aia_path || cluster.path;
+      if (!value) throw badInput(`unable to template AIA URLs: {{${name}}} has no value here (set config/cluster's path and aia_path)`);
       return value;
     });
     return urlExtensionsOfUrls({
@@ -180,9 +181,8 @@ export async function urlExtensionsFor(store: MountStore, ca: Ca | undefined): P
       ocsp_servers: aia.ocsp_servers.map(fill),
     });
   }
-  const urls = aia ?? (await readUrls(store));
-  let out = urlExtensionsOf.get(urls);
-  if (!out) urlExtensionsOf.set(urls, (out = urlExtensionsOfUrls(urls)));
+  let out = urlExtensionsOf.get(aia);
+  if (!out) urlExtensionsOf.set(aia, (out = urlExtensionsOfUrls(aia)));
   return out;
 }
 

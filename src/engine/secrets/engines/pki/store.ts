@@ -30,6 +30,8 @@ export interface UrlsConfig {
   readonly issuing_certificates: string[];
   readonly crl_distribution_points: string[];
   readonly ocsp_servers: string[];
+  /** `{{issuer_id}}`, `{{cluster_path}}`, `{{cluster_aia_path}}` replaced when issuing. */
+  readonly enable_templating: boolean;
 }
 
 export interface CrlConfig {
@@ -39,7 +41,7 @@ export interface CrlConfig {
 }
 
 export const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false };
-export const EMPTY_URLS: UrlsConfig = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
+export const EMPTY_URLS: UrlsConfig = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [], enable_templating: false };
 
 // Opened and parsed once per process while unchanged (MountStore.getMemo): issuing reads them every time.
 const urls = new SealedMemo<UrlsConfig>(32);
