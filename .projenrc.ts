@@ -63,6 +63,8 @@ const project = new cdktf.ConstructLibraryCdktf({
     // encoder under asn1-schema) to put the signed TBSCertificate's bytes into the Certificate as they are
     '@peculiar/asn1-ecc@^2',
     '@peculiar/asn1-pkcs8@^2',
+    // pki: RSASSA-PSS parameters of certificates signed with use_pss
+    '@peculiar/asn1-rsa@^2',
     'asn1js@^3',
     'mysql2@^3',
     'ldapts@^9',

@@ -119,7 +119,10 @@ export const secretsPkiIntermediateKind: ResourceKind<IntermediateDesired> = {
     const csr = await clients.secrets.write(`${key}/intermediate/generate/internal`, { common_name, key_type, key_bits, organization, ou, country });
     const signed = await clients.secrets.write(`${desired.issuerPath}/root/sign-intermediate`, { ...caBody(desired), csr: csr?.data?.csr });
     const chain = [signed?.data?.certificate, ...((signed?.data?.ca_chain as string[] | undefined) ?? [])].join('\n');
-    await clients.secrets.write(`${key}/intermediate/set-signed`, { certificate: chain });
+    const set = await clients.secrets.write(`${key}/intermediate/set-signed`, { certificate: chain });
+    // The mount may hold an earlier intermediate (issuers add up): the new one becomes its default.
+    const imported = (set?.data?.imported_issuers as string[] | null | undefined)?.[0];
+    if (imported) await clients.secrets.write(`${key}/config/issuers`, { default: imported });
     return live ? 'updated' : 'created';
   },
   delete: (clients, key) => deleteCa(clients, key),

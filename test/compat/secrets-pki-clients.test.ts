@@ -8,6 +8,9 @@ import { describeOfficialClients, secretsTarget } from '../helpers/compat';
 describeOfficialClients('pki engine with the official clients', () => secretsTarget(), {
   goPackages: ['./pki/...'],
   pythonFiles: ['test_vault_pki.py'],
-  checkGo: (output) => expect(output).toContain('--- PASS: TestPKIEngine'),
-  checkPython: (output) => expect(output).toMatch(/3 passed/),
+  checkGo: (output) => {
+    expect(output).toContain('--- PASS: TestPKIEngine');
+    expect(output).toContain('--- PASS: TestPKIIssuers');
+  },
+  checkPython: (output) => expect(output).toMatch(/4 passed/),
 });

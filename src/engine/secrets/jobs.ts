@@ -1,6 +1,7 @@
 import type { BackgroundJob } from '../background';
 import { rotateDueStaticRoles } from './engines/database/static-roles';
 import { rotateDueStaticAccounts } from './engines/ldap/static-roles';
+import { runDueAutoTidy } from './engines/pki/revoke';
 import { rotateDueTokenizationKeys } from './engines/transform/tokenization-keys';
 import { rotateDueKeys } from './engines/transit/rotation';
 import { secretsCore } from './service';
@@ -28,6 +29,12 @@ export const SECRETS_JOBS: readonly BackgroundJob[] = [
     name: 'secrets.ldap.rotate',
     intervalMs: 5_000,
     run: async (engine) => rotateDueStaticAccounts(engine, await secretsCore(engine)),
+  },
+  {
+    // PKI mounts with config/auto-tidy enabled tidy once their interval_duration has passed.
+    name: 'secrets.pki.tidy',
+    intervalMs: 60_000,
+    run: async (engine) => runDueAutoTidy(engine, await secretsCore(engine)),
   },
   {
     // Transit keys with an auto_rotate_period get a new version once it has passed.

@@ -1,4 +1,4 @@
-"""hvac (unchanged) against Hangar's PKI engine: root, intermediate, roles, issuing, revocation, CRL.
+"""hvac (unchanged) against Hangar's PKI engine: root, intermediate, roles, issuing, revocation, CRL, issuers.
 
 Environment: VAULT_ADDR, VAULT_TOKEN. openssl judges the certificates and the CRL.
 """
@@ -84,10 +84,46 @@ def test_sign_revoke_crl_and_tidy(client):
     pki.tidy(extra_params={"tidy_cert_store": True, "safety_buffer": "1h"}, mount_point=INT)
 
 
+def test_issuers_role_fields_and_sign_intermediate(client):
+    pki = client.secrets.pki
+    # Another root is another issuer (Vault 1.11+); the first stays the default.
+    first = pki.read_issuer("default", mount_point=ROOT)["data"]
+    second = pki.generate_root("internal", "hvac Root B", extra_params={"issuer_name": "hvac-b", "key_type": "ec", "ttl": "48h"}, mount_point=ROOT)["data"]
+    listed = pki.list_issuers(mount_point=ROOT)["data"]
+    assert sorted(listed["keys"]) == sorted([first["issuer_id"], second["issuer_id"]])
+    assert listed["key_info"][first["issuer_id"]]["is_default"] is True
+    issuer = pki.read_issuer("hvac-b", mount_point=ROOT)["data"]
+    assert issuer["certificate"] == second["certificate"] and issuer["leaf_not_after_behavior"] == "err"
+    assert issuer["usage"] == "crl-signing,issuing-certificates,ocsp-signing,read-only"
+    updated = pki.update_issuer("hvac-b", extra_params={"issuer_name": "hvac-b", "leaf_not_after_behavior": "truncate"}, mount_point=ROOT)["data"]
+    assert updated["leaf_not_after_behavior"] == "truncate"
+
+    # A role on that issuer: every field read back, the certificate signed by it and cut to its expiry.
+    pki.create_or_update_role("on-b", {"allow_any_name": True, "key_type": "ec", "issuer_ref": "hvac-b", "signature_bits": 384}, mount_point=ROOT)
+    role = pki.read_role("on-b", mount_point=ROOT)["data"]
+    assert role["issuer_ref"] == "hvac-b" and role["signature_bits"] == 384 and role["use_pss"] is False
+    assert role["cn_validations"] == ["email", "hostname"] and role["not_after"] == "" and role["allowed_domains_template"] is False
+    cert = pki.generate_certificate("on-b", "b.hvac.test", extra_params={"ttl": "72h"}, mount_point=ROOT)["data"]
+    assert cert["issuing_ca"] == second["certificate"]
+    assert openssl("verify", "-CAfile", "{0}", "{1}", files=(second["certificate"], cert["certificate"])).returncode == 0
+    assert "notAfter=" + openssl("x509", "-noout", "-enddate", "-in", "{0}", files=(second["certificate"],)).stdout.split("=", 1)[1] == \
+        "notAfter=" + openssl("x509", "-noout", "-enddate", "-in", "{0}", files=(cert["certificate"],)).stdout.split("=", 1)[1]
+
+    # sign-intermediate as the tutorial: no common name (the CSR's), a TTL past the root truncated with a warning.
+    csr = pki.generate_intermediate("internal", "hvac Tutorial Intermediate", mount_point=INT)["data"]["csr"]
+    signed = pki.sign_intermediate(csr, "", extra_params={"ttl": "438000h"}, mount_point=ROOT)
+    assert "CN = hvac Tutorial Intermediate" in openssl("x509", "-noout", "-subject", "-in", "{0}", files=(signed["data"]["certificate"],)).stdout
+    assert any("truncated" in w for w in signed["warnings"])
+
+    revoked = pki.revoke_issuer("hvac-b", mount_point=ROOT)["data"]
+    assert revoked["revoked"] is True
+    pki.delete_issuer("hvac-b", mount_point=ROOT)
+    assert pki.list_issuers(mount_point=ROOT)["data"]["keys"] == [first["issuer_id"]]
+
+
 def test_delete_root_then_generate_again(client):
     pki = client.secrets.pki
-    refused = pki.generate_root("internal", "again", mount_point=ROOT)
-    assert refused["data"] is None and "Refusing" in refused["warnings"][0]
     pki.delete_root(mount_point=ROOT)
     fresh = pki.generate_root("exported", "hvac Root 2", extra_params={"key_type": "ec", "key_bits": 384}, mount_point=ROOT)["data"]
     assert fresh["private_key_type"] == "ec" and "PRIVATE KEY" in fresh["private_key"]
+    assert pki.read_issuer("default", mount_point=ROOT)["data"]["issuer_id"] == fresh["issuer_id"]

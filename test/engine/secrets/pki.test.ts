@@ -68,11 +68,12 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     expect(text).toMatch(/Certificate Sign, CRL Sign/);
     expect(text).toMatch(/Subject: O\s?=\s?Hangar, CN\s?=\s?Hangar Root/);
 
-    // Refused while a CA exists: a warning, nothing replaced.
-    const again = await ok('POST', 'pki/root/generate/internal', { common_name: 'Other' });
-    expect(again.data).toBeNull();
-    expect(again.warnings[0]).toMatch(/Refusing to generate a root certificate/);
+    // Another root is another issuer of the mount (the public service since 1.11); the first stays the default.
+    const again = await ok('POST', 'pki/root/generate/internal', { common_name: 'Other', issuer_name: 'other', key_type: 'ec' });
+    expect(again.data).toMatchObject({ issuer_name: 'other' });
+    expect(again.data.issuer_id).not.toBe(gen.data.issuer_id);
     expect((await s.v('GET', 'pki/ca/pem', undefined, null)).text).toBe(root);
+    await ok('DELETE', `pki/issuer/${again.data.issuer_id}`, undefined, 204);
 
     await ok('POST', 'sys/mounts/pki_int', { type: 'pki', config: { max_lease_ttl: '43800h' } }, 204);
     const csr = await ok('POST', 'pki_int/intermediate/generate/internal', { common_name: 'Hangar Intermediate', key_type: 'rsa', key_bits: 2048 });
@@ -83,7 +84,10 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     expect(signed.data.issuing_ca).toBe(root);
     expect(await openssl.text(intermediate)).toMatch(/CA:TRUE, pathlen:0/);
     expect((await openssl.verify(root, intermediate)).code).toBe(0);
-    await ok('POST', 'pki_int/intermediate/set-signed', { certificate: `${intermediate}\n${root}` }, 204);
+    const set = await ok('POST', 'pki_int/intermediate/set-signed', { certificate: `${intermediate}\n${root}` });
+    expect(set.data.imported_issuers).toHaveLength(2);
+    expect(set.data.mapping[set.data.imported_issuers[0]]).toBe(csr.data.key_id);
+    expect(set.data.mapping[set.data.imported_issuers[1]]).toBe('');
     expect((await s.v('GET', 'pki_int/ca_chain', undefined, null)).text).toBe(`${intermediate}\n${root}`);
     const der = await fetch(`${s.urls.secrets}/v1/pki_int/ca`);
     expect(der.headers.get('content-type')).toBe('application/pkix-cert');
@@ -282,7 +286,20 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     const text = await openssl.text(cert.certificate);
     expect(text).toMatch(/CA Issuers - URI:http:\/\/127.0.0.1:8200\/v1\/pki_int\/ca/);
     expect(text).toMatch(/URI:http:\/\/127.0.0.1:8200\/v1\/pki_int\/crl/);
-    expect((await ok('GET', 'pki_int/config/crl')).data).toEqual({ expiry: '72h', disable: false });
+    expect((await ok('GET', 'pki_int/config/crl')).data).toEqual({
+      expiry: '72h',
+      disable: false,
+      ocsp_disable: false,
+      ocsp_expiry: '12h',
+      auto_rebuild: false,
+      auto_rebuild_grace_period: '12h',
+      enable_delta: false,
+      delta_rebuild_interval: '15m',
+      cross_cluster_revocation: false,
+      unified_crl: false,
+      unified_crl_on_existing_paths: false,
+      max_crl_entries: 100000,
+    });
     await ok('POST', 'pki_int/config/crl', { expiry: '48h' }, 204);
     expect((await ok('GET', 'pki_int/config/crl')).data.expiry).toBe('48h');
 
@@ -303,8 +320,13 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     await openssl.run('req', '-x509', '-new', '-key', key, '-subj', '/CN=Imported CA', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE', '-out', out);
     const caPem = (await import('node:fs')).readFileSync(out, 'utf8');
     await ok('POST', 'sys/mounts/pki_imp', { type: 'pki' }, 204);
-    expect((await s.v('POST', 'pki_imp/config/ca', { pem_bundle: caPem })).body.errors[0]).toMatch(/exactly one private key/);
-    await ok('POST', 'pki_imp/config/ca', { pem_bundle: `${keyPem}\n${caPem}` }, 204);
+    // The certificate alone is an issuer without a key; its key imported after links to it.
+    const alone = (await ok('POST', 'pki_imp/config/ca', { pem_bundle: caPem })).data;
+    expect(alone.mapping[alone.imported_issuers[0]]).toBe('');
+    expect((await s.v('POST', 'pki_imp/issue/r', { common_name: 'x.test' })).status).toBe(400);
+    const both = (await ok('POST', 'pki_imp/config/ca', { pem_bundle: `${keyPem}\n${caPem}` })).data;
+    expect(both).toMatchObject({ imported_issuers: null, existing_issuers: alone.imported_issuers });
+    expect(both.mapping[alone.imported_issuers[0]]).toBe(both.imported_keys[0]);
     await ok('POST', 'pki_imp/roles/r', { allow_any_name: true, key_type: 'rsa', key_bits: 3072 });
     const leaf = (await ok('POST', 'pki_imp/issue/r', { common_name: 'imported.test', ttl: '1h' })).data;
     expect((await openssl.verify(caPem, leaf.certificate)).out).toMatch(/: OK/);
@@ -349,7 +371,7 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     const exported = await ok('POST', 'pki_more/intermediate/generate/exported', { common_name: 'Pending', key_type: 'ed25519' });
     expect(exported.data).toMatchObject({ private_key_type: 'ed25519' });
     expect(exported.data.private_key).toContain('BEGIN PRIVATE KEY');
-    expect((await s.v('POST', 'pki_more/intermediate/set-signed', { certificate: mroot })).body.errors[0]).toMatch(/does not match the key/);
+    expect((await s.v('POST', 'pki_more/intermediate/set-signed', { certificate: selfIssued })).body.errors[0]).toMatch(/does not match any key of this mount/);
 
     await ok('POST', 'pki_more/revoke', { serial_number: p224.serial_number });
     expect((await ok('LIST', 'pki_more/certs/revoked')).data.keys).toEqual([p224.serial_number]);
@@ -370,8 +392,8 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
     ['a root of an unknown type', 'pki_int/root/generate/magic', { common_name: 'x' }, /type: "magic" is invalid/],
     ['a CSR full of garbage', 'pki_int/sign/web', { csr: '-----BEGIN CERTIFICATE REQUEST-----\nAAAA\n-----END CERTIFICATE REQUEST-----' }, /csr: not a PEM certificate request/],
     ['a huge common name', 'pki_int/issue/web', { common_name: 'a'.repeat(2000) }, /common_name/],
-    ['config/ca without a certificate', 'pki_int/config/ca', { pem_bundle: 'hello' }, /pem_bundle: needs exactly one private key/],
-    ['set-signed with junk', 'pki_int/intermediate/set-signed', { certificate: 'junk' }, /certificate: no PEM certificate found/],
+    ['config/ca without a certificate', 'pki_int/config/ca', { pem_bundle: 'hello' }, /pem_bundle: no PEM certificate or private key found/],
+    ['set-signed with junk', 'pki_int/intermediate/set-signed', { certificate: 'junk' }, /certificate: no PEM certificate or private key found/],
   ])('refuses %s with a 400 naming the problem', async (_what, path, body, message) => {
     const res = await s.v('POST', path, body);
     expect(res.status).toBe(400);
@@ -392,11 +414,22 @@ describe.each(STORAGE_KINDS)('PKI engine on %s', (kind) => {
       ['POST', 'pki_int/config/urls', {}],
       ['GET', 'pki_int/crl/rotate', undefined],
       ['POST', 'pki_int/tidy', {}],
+      ['LIST', 'pki_int/issuers', undefined],
+      ['GET', 'pki_int/issuer/default', undefined],
+      ['POST', 'pki_int/issuer/default', {}],
+      ['DELETE', 'pki_int/issuer/default', undefined],
+      ['LIST', 'pki_int/keys', undefined],
+      ['POST', 'pki_int/keys/generate/internal', {}],
+      ['POST', 'pki_int/config/issuers', {}],
+      ['GET', 'pki_int/config/auto-tidy', undefined],
+      ['GET', 'pki_int/tidy-status', undefined],
+      ['POST', 'pki_int/issuer/default/issue/web', { common_name: 'p.example.com' }],
     ] as const) {
       expect([method, path, (await s.v(method, path, body, reader)).status]).toEqual([method, path, 403]);
       expect([method, path, (await s.v(method, path, body, null)).status]).toEqual([method, path, 403]);
     }
-    for (const path of ['pki_int/ca', 'pki_int/ca/pem', 'pki_int/ca_chain', 'pki_int/crl', 'pki_int/crl/pem', 'pki_int/cert/ca']) {
+    for (const path of ['pki_int/ca', 'pki_int/ca/pem', 'pki_int/ca_chain', 'pki_int/crl', 'pki_int/crl/pem', 'pki_int/cert/ca', 'pki_int/issuer/default/pem',
+      'pki_int/issuer/default/json', 'pki_int/issuer/default/crl/pem']) {
       expect([path, (await s.v('GET', path, undefined, null)).status]).toEqual([path, 200]);
     }
   });

@@ -1,4 +1,5 @@
-import { chainOf, CertRecord, crlPem, readCa, readCrlDer, rebuildCrl, RevokedRecord } from './store';
+import { readIssuers, resolveIssuer } from './issuers';
+import { CertRecord, crlPem, readCa, readCrlDer, rebuildCrl, RevokedRecord } from './store';
 import { pemBlocks, storageSerial } from './x509';
 import { rfc3339 } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
@@ -11,12 +12,12 @@ function raw(contentType: string, body: string | Buffer | undefined): SecretsRes
 }
 
 async function caPem(req: SecretsRequest): Promise<string | undefined> {
-  return (await readCa(req.store))?.bundle.certificate;
+  return (await readCa(req.store))?.issuer.certificate;
 }
 
 async function chainPem(req: SecretsRequest): Promise<string | undefined> {
   const ca = await readCa(req.store);
-  return ca && chainOf(ca).join('\n');
+  return ca?.chain.join('\n');
 }
 
 async function crlText(req: SecretsRequest): Promise<string | undefined> {
@@ -53,6 +54,13 @@ async function readCert(req: SecretsRequest): Promise<SecretsResponse> {
   };
 }
 
+/** An issuer by the path's reference (`issuer/:ref/...`). */
+const issuerOf = async (req: SecretsRequest) => resolveIssuer(await readIssuers(req.store), req.params.ref);
+
+async function issuerCrl(req: SecretsRequest): Promise<Buffer | undefined> {
+  return readCrlDer(req.store, (await issuerOf(req)).issuer.id);
+}
+
 const listSerials = async (req: SecretsRequest, dir: string) => ({ data: { keys: (await req.store.list(dir)).map((k) => k.replace(/-/g, ':')) } });
 
 /** The unauthenticated fetch paths (CA, chain, CRL, certificates by serial) and the certificate lists. */
@@ -74,6 +82,36 @@ export const fetchRoutes: EngineRoute[] = [
     unauthenticated: true,
     readOnly: true,
     read: async (req) => raw('application/pem-certificate-chain', (await certBySerial(req)).record.certificate),
+  },
+  {
+    pattern: 'issuer/:ref/json',
+    unauthenticated: true,
+    readOnly: true,
+    read: async (req) => {
+      const ca = await issuerOf(req);
+      return { data: { certificate: ca.issuer.certificate, ca_chain: ca.chain, issuer_id: ca.issuer.id, issuer_name: ca.issuer.name } };
+    },
+  },
+  { pattern: 'issuer/:ref/pem', unauthenticated: true, readOnly: true, read: async (req) => raw('application/pem-certificate-chain', (await issuerOf(req)).issuer.certificate) },
+  { pattern: 'issuer/:ref/der', unauthenticated: true, readOnly: true, read: async (req) => raw('application/pkix-cert', pemBlocks((await issuerOf(req)).issuer.certificate)[0].der) },
+  {
+    pattern: 'issuer/:ref/crl',
+    unauthenticated: true,
+    readOnly: true,
+    read: async (req) => {
+      const der = await issuerCrl(req);
+      return { data: { crl: der ? crlPem(der) : '' } };
+    },
+  },
+  { pattern: 'issuer/:ref/crl/der', unauthenticated: true, readOnly: true, read: async (req) => raw('application/pkix-crl', await issuerCrl(req)) },
+  {
+    pattern: 'issuer/:ref/crl/pem',
+    unauthenticated: true,
+    readOnly: true,
+    read: async (req) => {
+      const der = await issuerCrl(req);
+      return raw('application/x-pem-file', der && crlPem(der));
+    },
   },
   { pattern: 'certs', readOnly: true, list: (req) => listSerials(req, 'certs/') },
   { pattern: 'certs/revoked', readOnly: true, list: (req) => listSerials(req, 'revoked/') },

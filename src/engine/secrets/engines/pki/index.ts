@@ -1,7 +1,8 @@
 import { caRoutes } from './ca';
 import { configRoutes } from './config';
 import { fetchRoutes } from './fetch';
-import { issueRoutes } from './issue';
+import { issuerIssueRoutes, issueRoutes } from './issue';
+import { issuerRoutes } from './issuer-routes';
 import { revokeLease, revokeRoutes } from './revoke';
 import { roleRoutes } from './roles';
 import { EngineType } from '../../core/types';
@@ -11,6 +12,6 @@ export const pkiEngine: EngineType = {
   type: 'pki',
   kind: 'secret',
   description: 'certificate authority',
-  routes: [...caRoutes, ...roleRoutes, ...issueRoutes, ...fetchRoutes, ...revokeRoutes, ...configRoutes],
+  routes: [...caRoutes, ...issuerRoutes, ...roleRoutes, ...issueRoutes, ...issuerIssueRoutes, ...fetchRoutes, ...revokeRoutes, ...configRoutes],
   revoke: revokeLease,
 };

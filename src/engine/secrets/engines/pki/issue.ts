@@ -3,10 +3,12 @@ import { z } from 'zod';
 import {
   authorityInfoAccess, basicConstraints, certificatePolicies, crlDistributionPoints, extendedKeyUsage, keyUsage, RawExtension, subjectAltName,
 } from './extensions';
+import { Ca, Issuers, LeafBehavior, readIssuers, resolveIssuer, signingCa } from './issuers';
 import { generateIssuedKey } from './keys';
-import { checkNames, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
-import { PkiRole, RoleBody, checkRole } from './roles';
-import { Ca, chainOf, putCert, readCa, readRole, readUrls, UrlsConfig } from './store';
+import { checkNames, glob, isHostname, parseOtherSan, RequestedNames, sanEntries } from './names';
+import { DEFAULT_REF } from './refs';
+import { PkiRole, RoleBody, checkRole, notAfterTime, readRole } from './roles';
+import { putCert, readUrls } from './store';
 import { EXT_KEY_USAGES, keyUsageFlags } from './usages';
 import { CertParams, colonSerial, keyBits, keyInfo, newSerial, parseCsr, pemBlocks, privateKeyText, signCertificate, SignedCert, x509 } from './x509';
 import { commaList, duration, flexibleBoolean } from '../../core/durations';
@@ -36,6 +38,7 @@ export const NameFields = {
   other_sans: commaList.optional(),
   exclude_cn_from_sans: flexibleBoolean.default(false),
   ttl: duration().optional(),
+  not_after: z.string().max(64).optional(),
 };
 
 export const OutputFields = {
@@ -90,10 +93,23 @@ export function withCommonName(n: Omit<RequestedNames, 'commonName'>, cn: string
   return { ...n, commonName: cn };
 }
 
+/** The `not_after` in effect (the role's, else the request's) and what to do past the CA's expiry. */
+export interface NotAfterRule {
+  readonly notAfter?: { readonly field: string; readonly text: string };
+  readonly behavior: LeafBehavior;
+}
+
+/** The role's `not_after`, else the request's, as the public service picks them. */
+export function notAfterOf(roleValue: string, requestValue: string | undefined): NotAfterRule['notAfter'] {
+  if (roleValue) return { field: 'not_after (role)', text: roleValue };
+  return requestValue ? { field: 'not_after', text: requestValue } : undefined;
+}
+
 /**
- * notAfter of a new certificate: the requested TTL, else the role's, else the mount's default;
- * capped (with a warning) at the role's max_ttl or the mount's maximum; refused past the CA's own
- * expiry, as the public service does.
+ * notAfter of a new certificate: `not_after` when given (the role's, else the request's; not with a
+ * ttl), else the requested TTL, else the role's, else the mount's default; capped (with a warning)
+ * at the role's max_ttl or the mount's maximum. Past the CA's own expiry the issuer's
+ * `leaf_not_after_behavior` decides: refused (err), cut to the CA's (truncate) or kept (permit).
  */
 export function validity(
   req: SecretsRequest,
@@ -101,44 +117,86 @@ export function validity(
   requested: number | undefined,
   roleTtl: number,
   roleMax: number,
-): { notAfter: Date; warnings: string[] } {
-  const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
-  const max = roleMax > 0 ? roleMax : mountMax;
-  let ttl = requested && requested > 0 ? requested : roleTtl > 0 ? roleTtl : req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+  rule: NotAfterRule = { behavior: 'err' },
+): { notAfter: Date; warnings: string[]; truncated: boolean } {
   const warnings: string[] = [];
-  if (ttl > max) {
-    warnings.push(`TTL "${ttl}s" is longer than permitted maxTTL "${max}s", so maxTTL is being used`);
-    ttl = max;
+  let notAfter: Date;
+  if (rule.notAfter) {
+    if (requested && requested > 0) throw badInput('Either ttl or not_after should be provided. Both should not be provided in the same request.');
+    notAfter = new Date(Math.floor(notAfterTime(rule.notAfter.field, rule.notAfter.text).getTime() / 1000) * 1000);
+  } else {
+    const mountMax = req.mount.maxLeaseTtl || SYSTEM_MAX_TTL;
+    const max = roleMax > 0 ? roleMax : mountMax;
+    let ttl = requested && requested > 0 ? requested : roleTtl > 0 ? roleTtl : req.mount.defaultLeaseTtl || SYSTEM_MAX_TTL;
+    if (ttl > max) {
+      warnings.push(`TTL "${ttl}s" is longer than permitted maxTTL "${max}s", so maxTTL is being used`);
+      ttl = max;
+    }
+    // Whole seconds: certificates carry no fractions, and the CA check compares like with like.
+    notAfter = new Date(Math.floor(req.now / 1000) * 1000 + ttl * 1000);
   }
-  // Whole seconds: certificates carry no fractions, and the CA check compares like with like.
-  const notAfter = new Date(Math.floor(req.now / 1000) * 1000 + ttl * 1000);
+  let truncated = false;
   if (ca && notAfter > ca.cert.notAfter) {
-    throw badInput(`cannot satisfy request, as TTL would result in notAfter ${notAfter.toISOString()} that is beyond the expiration of the CA certificate at ${ca.cert.notAfter.toISOString()}`);
+    if (rule.behavior === 'truncate') {
+      notAfter = ca.cert.notAfter;
+      truncated = true;
+    } else if (rule.behavior === 'err') {
+      throw badInput(`cannot satisfy request, as TTL would result in notAfter ${notAfter.toISOString()} that is beyond the expiration of the CA certificate at ${ca.cert.notAfter.toISOString()}`);
+    }
   }
-  return { notAfter, warnings };
+  return { notAfter, warnings, truncated };
 }
 
-const urlExtensionsOf = new WeakMap<UrlsConfig, RawExtension[]>();
+/** The issuer's `leaf_not_after_behavior`. */
+export const leafBehaviorOf = (ca: Ca): LeafBehavior => ca.issuer.leafNotAfterBehavior;
 
-/** CRL distribution points and issuing-certificate URLs of config/urls (made once per stored config). */
-export async function urlExtensions(store: MountStore): Promise<RawExtension[]> {
-  const urls = await readUrls(store);
-  let out = urlExtensionsOf.get(urls);
-  if (!out) {
-    out = [];
-    if (urls.crl_distribution_points.length) out.push(crlDistributionPoints(urls.crl_distribution_points));
-    if (urls.issuing_certificates.length || urls.ocsp_servers.length) out.push(authorityInfoAccess(urls.ocsp_servers, urls.issuing_certificates));
-    urlExtensionsOf.set(urls, out);
+const urlExtensionsOf = new WeakMap<object, RawExtension[]>();
+
+/** The URL extensions of a set of URLs (made once per stored value unless templated). */
+function urlExtensionsOfUrls(urls: { readonly [K in 'crl_distribution_points' | 'issuing_certificates' | 'ocsp_servers']: readonly string[] }): RawExtension[] {
+  const out: RawExtension[] = [];
+  if (urls.crl_distribution_points.length) out.push(crlDistributionPoints(urls.crl_distribution_points));
+  if (urls.issuing_certificates.length || urls.ocsp_servers.length) out.push(authorityInfoAccess(urls.ocsp_servers, urls.issuing_certificates));
+  return out;
+}
+
+/**
+ * CRL distribution points and issuing-certificate URLs of an issuer: its own when set, else
+ * config/urls. Templated URLs (an issuer's `enable_aia_url_templating`, config/urls'
+ * `enable_templating`) have `{{issuer_id}}`, `{{cluster_path}}` and `{{cluster_aia_path}}` replaced
+ * (config/cluster), as the public service.
+ */
+export async function urlExtensionsFor(store: MountStore, ca: Ca | undefined): Promise<RawExtension[]> {
+  const aia = ca?.issuer.aia ?? (await readUrls(store));
+  if (aia.enable_templating) {
+    const cluster = { path: '', aia_path: '', ...(await store.get<{ path: string; aia_path: string }>('config/cluster')) };
+    const fill = (url: string) => url.replace(/{{(issuer_id|cluster_path|cluster_aia_path)}}/g, (_, name: string) => {
+      const value = name === 'issuer_id' ? ca?.issuer.id : name === 'cluster_path' ? cluster.path : cluster.aia_path || cluster.path;
+      if (!value) throw badInput(`unable to template AIA URLs: {{${name}}} has no value here (set config/cluster's path and aia_path)`);
+      return value;
+    });
+    return urlExtensionsOfUrls({
+      crl_distribution_points: aia.crl_distribution_points.map(fill),
+      issuing_certificates: aia.issuing_certificates.map(fill),
+      ocsp_servers: aia.ocsp_servers.map(fill),
+    });
   }
+  let out = urlExtensionsOf.get(aia);
+  if (!out) urlExtensionsOf.set(aia, (out = urlExtensionsOfUrls(aia)));
   return out;
 }
 
 const noCa = () => badInput('backend must be configured with a CA certificate/key (root/generate, intermediate/set-signed or config/ca)');
 
-export async function requireCa(store: MountStore): Promise<Ca> {
-  const ca = await readCa(store);
-  if (!ca) throw noCa();
-  return ca;
+/** The issuer a request names (`issuer/:ref/...`), else `fallback`, ready to sign; a 400 when there is none. */
+export function signingIssuer(issuers: Issuers, ref: string | undefined, fallback = DEFAULT_REF): Ca & { key: KeyObject } {
+  if (!issuers.byId.size) throw noCa();
+  return signingCa(resolveIssuer(issuers, ref ?? fallback));
+}
+
+/** The signing issuer of a CA request (`root/sign-intermediate`, `issuer/:ref/sign-intermediate`, ...) read from the request's store. */
+export async function requireCa(req: SecretsRequest): Promise<Ca & { key: KeyObject }> {
+  return signingIssuer(await readIssuers(req.store), req.params.ref);
 }
 
 /** The certificate fields of the response in the requested format. */
@@ -156,40 +214,37 @@ export function certificateData(format: 'pem' | 'der' | 'pem_bundle', cert: Sign
   return data;
 }
 
-/** What issuing and signing read: the role (when named), the CA and the URL extensions. */
+/** What issuing and signing read: the role (when named), the signing issuer and its URL extensions. */
 interface IssuingState {
   readonly role?: PkiRole;
-  readonly ca?: Ca;
+  readonly ca: Ca & { key: KeyObject };
   readonly urls: readonly RawExtension[];
 }
 
 /**
  * Reads the issuing state in a read-only transaction of its own. These routes run outside the
  * request's transactions (`ownTransactions`): key generation and signing never hold the database,
- * and a `no_store` certificate without a lease needs no write transaction at all.
+ * and a `no_store` certificate without a lease needs no write transaction at all. The issuer is the
+ * path's (`issuer/:ref/issue/:role`), else the role's `issuer_ref`, else the default.
  */
-function issuingState(req: SecretsRequest, roleName: string | undefined): Promise<IssuingState> {
+function issuingState(req: SecretsRequest, roleName: string | undefined): Promise<IssuingState & { missingRole?: boolean }> {
   return req.engine.storage.tx(async (db) => {
     const store = req.core.store(db, req.mount);
-    return {
-      role: roleName === undefined ? undefined : await readRole(store, roleName),
-      ca: await readCa(store),
-      urls: await urlExtensions(store),
-    };
+    const role = roleName === undefined ? undefined : await readRole(store, roleName);
+    if (roleName !== undefined && !role) return { missingRole: true } as IssuingState & { missingRole: boolean };
+    const ca = signingIssuer(await readIssuers(store), req.params.ref, role?.issuer_ref);
+    return { role, ca, urls: await urlExtensionsFor(store, ca) };
   }, { readOnly: true });
 }
 
 /** The issuing state of a route naming a role (`:role`): unknown roles are refused. */
 async function withRole(req: SecretsRequest): Promise<IssuingState & { role: PkiRole }> {
   const state = await issuingState(req, req.params.role);
-  if (!state.role) throw badInput(`unknown role: ${req.params.role}`);
+  if (state.missingRole) throw badInput(`unknown role: ${req.params.role}`);
   return state as IssuingState & { role: PkiRole };
 }
 
-function caOf(state: IssuingState): Ca {
-  if (!state.ca) throw noCa();
-  return state.ca;
-}
+const caOf = (state: IssuingState) => state.ca;
 
 const roleExtensionsOf = new WeakMap<PkiRole, { beforeNames: RawExtension[]; afterNames: RawExtension[] }>();
 
@@ -225,6 +280,8 @@ interface LeafInput {
   readonly subject: x509.JsonName | x509.Name;
   readonly spki: CertParams['spki'];
   readonly ttl?: number;
+  /** The request's `not_after` (the role's wins). */
+  readonly notAfter?: string;
 }
 
 /**
@@ -234,7 +291,10 @@ interface LeafInput {
 async function issueLeaf(req: SecretsRequest, state: IssuingState, input: LeafInput): Promise<{ cert: SignedCert; warnings: string[] }> {
   const { role } = input;
   const ca = caOf(state);
-  const { notAfter, warnings } = validity(req, ca, input.ttl, role.ttl, role.max_ttl);
+  const { notAfter, warnings } = validity(req, ca, input.ttl, role.ttl, role.max_ttl, {
+    notAfter: notAfterOf(role.not_after, input.notAfter),
+    behavior: leafBehaviorOf(ca),
+  });
   const fixed = roleExtensions(role);
   const sans = sanEntries(input.names);
   const cert = await signCertificate({
@@ -246,6 +306,7 @@ async function issueLeaf(req: SecretsRequest, state: IssuingState, input: LeafIn
     spki: input.spki,
     extensions: [...fixed.beforeNames, ...(sans.length ? [subjectAltName(sans)] : []), ...fixed.afterNames, ...state.urls],
     signer: ca.key,
+    signature: { bits: role.signature_bits, pss: role.use_pss },
   });
   return { cert, warnings };
 }
@@ -270,7 +331,13 @@ function commonNameOf(role: PkiRole, given: string | undefined, fromCsr?: string
   return cn;
 }
 
-const subjectFromRole = (role: PkiRole, cn: string, serial?: string) => subjectOf({ ...role, serial_number: serial || role.serial_number }, cn);
+/** The subject of a role's certificate; a requested serial_number must match `allowed_serial_numbers` when the role has any. */
+function subjectFromRole(role: PkiRole, cn: string, serial?: string): x509.JsonName {
+  if (serial && role.allowed_serial_numbers.length && !role.allowed_serial_numbers.some((p) => glob(p, serial))) {
+    throw badInput(`serial_number ${serial} not allowed by this role`);
+  }
+  return subjectOf({ ...role, serial_number: serial || role.serial_number }, cn);
+}
 
 async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
   const state = await withRole(req);
@@ -283,10 +350,10 @@ async function issue(req: SecretsRequest<IssueBody>): Promise<SecretsResponse> {
   checkNames(role, names, false);
   const key = await generateIssuedKey(role.key_type, keyBits('key_bits', role.key_type, role.key_bits), b.private_key_format === 'pkcs8');
   const subject = subjectFromRole(role, cn, b.serial_number);
-  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki: key.spki, ttl: b.ttl });
+  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki: key.spki, ttl: b.ttl, notAfter: b.not_after });
   const privateKey = privateKeyText(key.privateKey, key.label, b.format === 'der' ? 'der' : 'pem');
   return issued(role, cert, {
-    ...certificateData(b.format, cert, chainOf(ca), privateKey),
+    ...certificateData(b.format, cert, ca.chain, privateKey),
     private_key: privateKey,
     private_key_type: role.key_type,
   }, warnings, req.now);
@@ -320,8 +387,8 @@ async function sign(req: SecretsRequest<SignBody>, state: IssuingState, role: Pk
   const names = withCommonName(verbatim ? base : { ...base, others: requestedNames(b).others }, cn, b.exclude_cn_from_sans || verbatim);
   checkNames(role, names, verbatim);
   const subject = verbatim ? csr.subjectName : subjectFromRole(role, cn, b.serial_number);
-  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki, ttl: b.ttl });
-  return issued(role, cert, certificateData(b.format, cert, chainOf(ca)), warnings, req.now);
+  const { cert, warnings } = await issueLeaf(req, state, { role, names, subject, spki, ttl: b.ttl, notAfter: b.not_after });
+  return issued(role, cert, certificateData(b.format, cert, ca.chain), warnings, req.now);
 }
 
 /**
@@ -367,3 +434,6 @@ export const issueRoutes: EngineRoute[] = [
   { pattern: 'sign-verbatim', body: VerbatimBody, ownTransactions: ['update'], write: signVerbatim },
   { pattern: 'sign-verbatim/:role', body: VerbatimBody, ownTransactions: ['update'], write: signVerbatim },
 ];
+
+/** The same paths under `issuer/:ref/`: the named issuer signs whatever the role's `issuer_ref` says. */
+export const issuerIssueRoutes: EngineRoute[] = issueRoutes.map((r) => ({ ...r, pattern: `issuer/:ref/${r.pattern}` }));

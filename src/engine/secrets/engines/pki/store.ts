@@ -1,26 +1,17 @@
-import { KeyObject } from 'node:crypto';
-import { keyIdentifier } from './extensions';
-import type { PkiRole } from './roles';
-import { CrlEntry, parsePrivateKey, pem, serialKey, signCrl, SignedCert, x509 } from './x509';
+import { authorityKeyId, Ca, readIssuers, subjectKeyId } from './issuers';
+import { CrlEntry, pem, serialKey, signCrl, SignedCert, x509 } from './x509';
 import { MountStore, SealedMemo } from '../../core/store';
 
 /**
  * What the PKI engine keeps in its mount's sealed storage (every value encrypted by the barrier):
- *   ca                the CA: certificate, private key (PKCS#8) and the chain above it
- *   ca-pending        the key of an intermediate CSR until its signed certificate is set
+ *   issuers           the issuers and keys with the mount's defaults (see ./issuers.ts; layout 1's
+ *                     `ca` and `ca-pending` are read until the first change)
  *   certs/<serial>    issued certificates (not those of `no_store` roles)
  *   revoked/<serial>  revocations
- *   crl               the current CRL (DER) and its number
- *   config/urls, config/crl, roles/<name>
+ *   crls/<issuer id>  each issuer's current CRL (DER) and its number (layout 1: `crl`)
+ *   config/urls, config/crl, config/auto-tidy, tidy-status, roles/<name>
  * Serials are stored in hyphen form (`1a-2b-...`) and shown in colon form.
  */
-
-export interface CaBundle {
-  readonly certificate: string;
-  readonly privateKey: string;
-  /** The certificates above this CA, nearest first (empty for a root). */
-  readonly chain: readonly string[];
-}
 
 export interface CertRecord {
   readonly certificate: string;
@@ -31,12 +22,16 @@ export interface CertRecord {
 export interface RevokedRecord extends CertRecord {
   /** Epoch ms. */
   readonly revokedAt: number;
+  /** The certificate's authority key identifier (hex): which issuers' CRLs list it (absent in older records). */
+  readonly authorityKeyId?: string;
 }
 
 export interface UrlsConfig {
   readonly issuing_certificates: string[];
   readonly crl_distribution_points: string[];
   readonly ocsp_servers: string[];
+  /** `{{issuer_id}}`, `{{cluster_path}}`, `{{cluster_aia_path}}` replaced when issuing. */
+  readonly enable_templating: boolean;
 }
 
 export interface CrlConfig {
@@ -46,32 +41,10 @@ export interface CrlConfig {
 }
 
 export const DEFAULT_CRL_CONFIG: CrlConfig = { expiry: 72 * 3600, disable: false };
-export const EMPTY_URLS: UrlsConfig = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
-
-/** A CA as the issuing code uses it: parsed certificate and key. */
-export interface Ca {
-  readonly bundle: CaBundle;
-  readonly cert: x509.X509Certificate;
-  readonly key: KeyObject;
-}
+export const EMPTY_URLS: UrlsConfig = { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [], enable_templating: false };
 
 // Opened and parsed once per process while unchanged (MountStore.getMemo): issuing reads them every time.
-const cas = new SealedMemo<Ca>(32);
-const roles = new SealedMemo<PkiRole>(1024);
 const urls = new SealedMemo<UrlsConfig>(32);
-
-export function readCa(store: MountStore): Promise<Ca | undefined> {
-  return store.getMemo('ca', cas, (bundle: CaBundle) => ({
-    bundle,
-    cert: new x509.X509Certificate(bundle.certificate),
-    key: parsePrivateKey('ca', bundle.privateKey),
-  }));
-}
-
-export const readRole = (store: MountStore, name: string) => store.getMemo(`roles/${name}`, roles);
-
-/** The CA's PEM chain: its certificate, then the ones above it. */
-export const chainOf = (ca: Ca) => [ca.bundle.certificate, ...ca.bundle.chain];
 
 export async function putCert(store: MountStore, cert: SignedCert): Promise<void> {
   const record: CertRecord = { certificate: cert.pem, expiration: cert.notAfter.getTime() };
@@ -86,37 +59,58 @@ export async function readCrlConfig(store: MountStore): Promise<CrlConfig> {
   return { ...DEFAULT_CRL_CONFIG, ...(await store.get<CrlConfig>('config/crl')) };
 }
 
+/** The authority key identifier of a revoked certificate (parsed for records written before it was kept). */
+export function revokedAuthority(rec: RevokedRecord): string {
+  return rec.authorityKeyId ?? authorityKeyId(new x509.X509Certificate(rec.certificate));
+}
+
 /**
- * Rebuilds and stores the CRL from the revocations (an empty list when CRLs are disabled, as the
- * public service). Runs in the caller's transaction, so a revocation and its CRL commit together.
+ * Rebuilds and stores the CRL of every issuer that has its key and the `crl-signing` usage: the
+ * revocations of certificates signed by its key (issuers sharing a key list the same ones), an empty
+ * list when CRLs are disabled, as the public service. Runs in the caller's transaction, so a
+ * revocation and its CRLs commit together.
  */
 export async function rebuildCrl(store: MountStore, now: number): Promise<void> {
-  const ca = await readCa(store);
-  if (!ca) return;
+  const issuers = await readIssuers(store);
   const config = await readCrlConfig(store);
-  const entries: CrlEntry[] = [];
+  const revoked: Array<CrlEntry & { authority: string }> = [];
   if (!config.disable) {
     for (const serial of await store.list('revoked/')) {
       const rec = await store.get<RevokedRecord>(`revoked/${serial}`);
-      if (rec) entries.push({ serial: serial.replace(/-/g, ''), revokedAt: rec.revokedAt });
+      if (rec) revoked.push({ serial: serial.replace(/-/g, ''), revokedAt: rec.revokedAt, authority: revokedAuthority(rec) });
     }
   }
-  const previous = await store.get<{ number: number }>('crl');
-  const number = (previous?.number ?? 0) + 1;
-  const crl = await signCrl({
-    issuer: ca.cert,
-    signer: ca.key,
-    number,
-    thisUpdate: new Date(now),
-    nextUpdate: new Date(now + config.expiry * 1000),
-    entries,
-  });
-  await store.put('crl', { number, der: Buffer.from(crl.rawData).toString('base64'), issuerKeyId: keyIdentifier(Buffer.from(ca.cert.publicKey.rawData)).toString('hex') });
+  const legacy = await store.get<{ number: number }>('crl');
+  for (const ca of issuers.byId.values()) {
+    if (!ca.key || !ca.issuer.usage.includes('crl-signing')) continue;
+    const own = subjectKeyId(ca.cert);
+    const previous = (await store.get<{ number: number }>(`crls/${ca.issuer.id}`)) ?? (ca.issuer.id === issuers.stored.defaultIssuer ? legacy : undefined);
+    const number = (previous?.number ?? 0) + 1;
+    const crl = await signCrl({
+      issuer: ca.cert,
+      signer: ca.key,
+      number,
+      thisUpdate: new Date(now),
+      nextUpdate: new Date(now + config.expiry * 1000),
+      // A revoked self-signed issuer is not listed on its own CRL.
+      entries: revoked.filter((r) => r.authority === own && r.serial !== serialKey(ca.cert.serialNumber).replace(/-/g, '')),
+    });
+    await store.put(`crls/${ca.issuer.id}`, { number, der: Buffer.from(crl.rawData).toString('base64') });
+  }
+  if (legacy) await store.delete('crl');
 }
 
-export async function readCrlDer(store: MountStore): Promise<Buffer | undefined> {
-  const crl = await store.get<{ der: string }>('crl');
+/** The CRL (DER) of an issuer (the default when none is named). */
+export async function readCrlDer(store: MountStore, issuerId?: string): Promise<Buffer | undefined> {
+  const id = issuerId ?? (await readIssuers(store)).stored.defaultIssuer;
+  const crl = (id ? await store.get<{ der: string }>(`crls/${id}`) : undefined) ?? (issuerId ? undefined : await store.get<{ der: string }>('crl'));
   return crl && Buffer.from(crl.der, 'base64');
 }
 
 export const crlPem = (der: Buffer) => pem('X509 CRL', der);
+
+/** The default issuer, or undefined when the mount has none. */
+export async function readCa(store: MountStore): Promise<Ca | undefined> {
+  const issuers = await readIssuers(store);
+  return issuers.byId.get(issuers.stored.defaultIssuer);
+}

@@ -1,6 +1,7 @@
 import './reflect';
-import { createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomFillSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { constants, createPrivateKey, createPublicKey, generateKeyPair, KeyObject, randomFillSync, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
 import { promisify } from 'node:util';
+import { id_mgf1, id_RSASSA_PSS, RsaSaPssParams } from '@peculiar/asn1-rsa';
 import { AsnConvert, AsnIntegerBigIntConverter } from '@peculiar/asn1-schema';
 import * as asn1 from '@peculiar/asn1-x509';
 import * as x509 from '@peculiar/x509';
@@ -49,7 +50,8 @@ export interface KeyPair {
 }
 
 const generate = promisify(generateKeyPair) as (type: string, options: object) => Promise<KeyPair>;
-const signInPool = promisify(nodeSign) as (digest: string | null, data: Buffer, key: KeyObject) => Promise<Buffer>;
+type SignWith = KeyObject | { key: KeyObject; padding: number; saltLength: number };
+const signInPool = promisify(nodeSign) as (digest: string | null, data: Buffer, key: SignWith) => Promise<Buffer>;
 
 export function generateKey(type: KeyType, bits: number): Promise<KeyPair> {
   if (type === 'rsa') return generate('rsa', { modulusLength: bits });
@@ -86,6 +88,57 @@ interface NodeSigningKey {
   readonly signatureAlgorithm: asn1.AlgorithmIdentifier;
   /** Its authority key identifier extension. */
   readonly akid: x509.Extension;
+  /** The signature variants asked of this key (RSA hash sizes, PSS), made once each. */
+  readonly variants: Map<string, SignatureVariant>;
+}
+
+/**
+ * How a certificate is signed, as the public service chooses: an RSA key signs with SHA-`bits`
+ * (256, 384 or 512; 0 is 256), RSASSA-PSS when `pss`; an EC key with its curve's hash whatever
+ * `bits` says (P-256 SHA-256, P-384 SHA-384, P-521 SHA-512); Ed25519 as itself.
+ */
+export interface SignatureChoice {
+  readonly bits?: number;
+  readonly pss?: boolean;
+}
+
+interface SignatureVariant {
+  readonly digest: string | null;
+  readonly algorithm: asn1.AlgorithmIdentifier;
+  readonly with: SignWith;
+}
+
+const RSA_SIGNATURE_OIDS: Record<number, string> = { 256: '1.2.840.113549.1.1.11', 384: '1.2.840.113549.1.1.12', 512: '1.2.840.113549.1.1.13' };
+const HASH_OIDS: Record<number, string> = { 256: '2.16.840.1.101.3.4.2.1', 384: '2.16.840.1.101.3.4.2.2', 512: '2.16.840.1.101.3.4.2.3' };
+
+/** The signature variant of a key for a choice (cached per key and choice). */
+function variantOf(key: NodeSigningKey, choice: SignatureChoice | undefined): SignatureVariant {
+  const rsa = key.algorithm.name === 'RSASSA-PKCS1-v1_5';
+  const bits = rsa && choice?.bits ? choice.bits : 256;
+  const pss = rsa && choice?.pss === true;
+  const id = rsa ? `${bits}${pss ? 'p' : ''}` : '';
+  let found = key.variants.get(id);
+  if (found) return found;
+  if (!rsa) {
+    found = { digest: key.digest, algorithm: key.signatureAlgorithm, with: key.key };
+  } else if (!pss) {
+    found = { digest: `sha${bits}`, algorithm: new asn1.AlgorithmIdentifier({ algorithm: RSA_SIGNATURE_OIDS[bits], parameters: null }), with: key.key };
+  } else {
+    // RFC 4055: the hash, MGF1 over the same hash, a salt as long as the hash (Go's choice).
+    const hash = new asn1.AlgorithmIdentifier({ algorithm: HASH_OIDS[bits], parameters: null });
+    const params = new RsaSaPssParams({
+      hashAlgorithm: hash,
+      maskGenAlgorithm: new asn1.AlgorithmIdentifier({ algorithm: id_mgf1, parameters: AsnConvert.serialize(hash) }),
+      saltLength: bits / 8,
+    });
+    found = {
+      digest: `sha${bits}`,
+      algorithm: new asn1.AlgorithmIdentifier({ algorithm: id_RSASSA_PSS, parameters: AsnConvert.serialize(params) }),
+      with: { key: key.key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: bits / 8 },
+    };
+  }
+  key.variants.set(id, found);
+  return found;
 }
 
 const signingKeys = new WeakMap<KeyObject, NodeSigningKey>();
@@ -113,6 +166,7 @@ function signingKey(privateKey: KeyObject): NodeSigningKey {
     digest: algorithm.hash ? algorithm.hash.replace('-', '').toLowerCase() : null,
     signatureAlgorithm,
     akid: new x509.Extension(akid.type, akid.critical, akid.value as ArrayBufferView<ArrayBuffer>),
+    variants: new Map<string, SignatureVariant>(),
   };
   signingKeys.set(privateKey, key);
   return key;
@@ -232,6 +286,8 @@ export interface CertParams {
   readonly spki: Buffer | asn1.SubjectPublicKeyInfo;
   readonly extensions: readonly RawExtension[];
   readonly signer: KeyObject;
+  /** The signature's hash size and padding (RSA signers); the key's default when absent. */
+  readonly signature?: SignatureChoice;
 }
 
 /** A signed certificate: its DER and PEM, and the fields the engine stores and shows. */
@@ -311,7 +367,8 @@ const serialOctets = (hex: string) => AsnIntegerBigIntConverter.toASN(BigInt(`0x
 /** Builds and signs a certificate (RFC 5280 4.1); adds the subject and authority key identifiers. */
 export async function signCertificate(p: CertParams): Promise<SignedCert> {
   const key = signingKey(p.signer);
-  const algorithm = serializedOnce(key.signatureAlgorithm, () => key.signatureAlgorithm);
+  const variant = variantOf(key, p.signature);
+  const algorithm = serializedOnce(variant.algorithm, () => variant.algorithm);
   const subject = new Serialized(AsnConvert.serialize(asnName(p.subject)));
   const spki = Buffer.isBuffer(p.spki) ? AsnConvert.parse(p.spki, asn1.SubjectPublicKeyInfo) : p.spki;
   const serial = serialOctets(p.serial);
@@ -329,7 +386,7 @@ export async function signCertificate(p: CertParams): Promise<SignedCert> {
   const tbs = Buffer.from(AsnConvert.serialize(tbsCertificate));
   // In the thread pool, off the event loop. The KeyObject itself (DER signatures are the default): an
   // options object costs node:crypto a failed type probe per call.
-  const signature = await signInPool(key.digest, tbs, key.key);
+  const signature = await signInPool(variant.digest, tbs, variant.with);
   const cert = new asn1.Certificate({
     tbsCertificate: new Serialized(arrayBuffer(tbs)) as never,
     signatureAlgorithm: algorithm as never,

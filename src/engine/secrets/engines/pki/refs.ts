@@ -1,0 +1,2 @@
+/** The reference that names a mount's default issuer (or key): `issuer_ref` defaults to it. */
+export const DEFAULT_REF = 'default';
