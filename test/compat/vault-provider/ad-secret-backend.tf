@@ -3,7 +3,6 @@
 # needs: ldap
 # import: vault_ad_secret_backend.config ad-backend
 # import-ignore: bindpass, description, disable_remount
-# known-failure: GET <ad>/config returns request_timeout 90, never written (the public service's ad plugin does not return request_timeout): a plan diff
 variable "ldap_url" {}
 variable "ldap_binddn" {}
 variable "ldap_bindpass" { sensitive = true }

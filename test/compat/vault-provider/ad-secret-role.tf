@@ -1,7 +1,6 @@
 # vault_ad_secret_role, from the provider's documentation, against the harness's slapd.
 # needs: ldap
 # import: vault_ad_secret_role.role ad-roles/roles/bob
-# known-failure: GET <ad>/config returns request_timeout 90, never written (the public service's ad plugin does not return request_timeout): a plan diff on the backend
 variable "ldap_url" {}
 variable "ldap_binddn" {}
 variable "ldap_bindpass" { sensitive = true }

@@ -4,7 +4,6 @@
 # needs: postgres
 # import: vault_database_secret_backend_connection.postgres db-conn/config/postgres
 # import-ignore: verify_connection, postgresql
-# known-failure: GET <db>/config/postgres returns connection_details.max_idle_connections 2, never written (the public service returns what was written): a plan diff
 variable "pg_url_template" {}
 variable "pg_username" {}
 variable "pg_password" { sensitive = true }

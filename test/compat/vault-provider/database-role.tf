@@ -2,7 +2,6 @@
 # PostgreSQL.
 # needs: postgres
 # import: vault_database_secret_backend_role.role db-role/roles/dev
-# known-failure: GET <db>/config/postgres returns connection_details.max_idle_connections 2, never written (the public service returns what was written): a plan diff on the connection
 variable "pg_url_template" {}
 variable "pg_username" {}
 variable "pg_password" { sensitive = true }

@@ -5,7 +5,6 @@
 # needs: postgres
 # import: vault_database_secrets_mount.db db-mount
 # import-ignore: engine_count, postgresql
-# known-failure: PUT db-mount/config/db2 with password_policy "default" (no such policy) answers 400 "password policy "default" does not exist" (the public service stores it and uses it only when generating)
 variable "pg_url_template" {}
 variable "pg_username" {}
 variable "pg_password" { sensitive = true }

@@ -3,7 +3,6 @@
 # needs: postgres
 # import: vault_database_secret_backend_static_role.period_role db-static/static-roles/my-period-role
 # import: vault_database_secret_backend_static_role.schedule_role db-static/static-roles/my-schedule-role
-# known-failure: PUT <db>/static-roles/my-schedule-role with rotation_schedule and rotation_window (no rotation_period) answers 400 "rotation_period is required" (the public service has schedule-based rotation since 1.15)
 variable "pg_url_template" {}
 variable "pg_username" {}
 variable "pg_password" { sensitive = true }

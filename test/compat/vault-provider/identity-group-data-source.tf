@@ -1,6 +1,5 @@
 # The vault_identity_group data source, from the provider's documentation, on a group of the
 # vault_identity_group documentation.
-# known-failure: PUT identity/lookup/group {"name": …} answers 404 "unsupported path: lookup/group" (the public service: the group)
 resource "vault_identity_group" "internal" {
   name     = "internal-lookup"
   type     = "internal"

@@ -3,7 +3,6 @@
 # backend without one of its key sources before any request).
 # import: vault_jwt_auth_backend_role.example auth/jwt-roles/role/test-role
 # import: vault_jwt_auth_backend_role.oidc_example auth/oidc-roles/role/test-role
-# known-failure: GET auth/<path>/config returns jwt_validation_pubkeys without their final newline and oidc_response_mode "query", oidc_response_types ["code"] never written (the public service: the keys as written, "" and []): a plan diff
 resource "vault_jwt_auth_backend" "jwt" {
   path = "jwt-roles"
   jwt_validation_pubkeys = [<<EOT

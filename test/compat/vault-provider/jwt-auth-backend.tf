@@ -2,7 +2,6 @@
 # oidc_discovery_url (no network in tests).
 # import: vault_jwt_auth_backend.example jwt-provider
 # import-ignore: description, disable_remount, tune
-# known-failure: GET auth/<path>/config returns jwt_validation_pubkeys without their final newline and oidc_response_mode "query", oidc_response_types ["code"] never written (the public service: the keys as written, "" and []): a plan diff
 resource "vault_jwt_auth_backend" "example" {
   description  = "Demonstration of the Terraform JWT auth backend"
   path         = "jwt-provider"

@@ -3,7 +3,6 @@
 # needs: ldap
 # import: vault_ldap_secret_backend_static_role.role ldap-static/static-role/alice
 # import-ignore: mount, role_name, skip_import_rotation
-# known-failure: sys/seal-status reports version 0.1.0: the provider refuses (min version 1.12.0); the ldap engine type is also missing ("plugin not found in the catalog: ldap")
 variable "ldap_url" {}
 variable "ldap_binddn" {}
 variable "ldap_bindpass" { sensitive = true }

@@ -3,7 +3,6 @@
 # needs: ldap
 # import: vault_ldap_secret_backend.config my-custom-ldap/config
 # import-ignore: bindpass, connection_timeout, description, disable_remount
-# known-failure: sys/seal-status reports version 0.1.0: the provider refuses (min version 1.12.0); the ldap engine type is also missing ("plugin not found in the catalog: ldap")
 variable "ldap_url" {}
 variable "ldap_binddn" {}
 variable "ldap_bindpass" { sensitive = true }

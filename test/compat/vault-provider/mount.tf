@@ -4,7 +4,6 @@
 # import: vault_mount.example mount-dummy
 # import: vault_mount.transit-example
 # import: vault_mount.pki-example
-# known-failure: POST sys/mounts/mount-dummy {"type": "generic"} answers 400 "plugin not found in the catalog: generic" (the public service mounts it: "generic" is its alias of kv)
 resource "vault_mount" "example" {
   path        = "mount-dummy"
   type        = "generic"

@@ -1,5 +1,4 @@
 # vault_pki_secret_backend_cert, from the provider's documentation, with the mount, root and role it names.
-# known-failure: GET <pki>/roles/<name> has no signature_bits (nor the other fields of Vault 1.11+): the provider panics (interface {} is nil, not json.Number)
 
 resource "vault_mount" "intermediate" {
   path                      = "pki-cert"

@@ -1,6 +1,5 @@
 # vault_pki_secret_backend_config_cluster, from the provider's documentation.
 # import: vault_pki_secret_backend_config_cluster.example pki-cluster/config/cluster
-# known-failure: sys/seal-status reports version 0.1.0: the provider refuses (min version 1.13.0); <pki>/config/cluster is also 404 "unsupported path"
 resource "vault_mount" "root" {
   path                      = "pki-cluster"
   type                      = "pki"

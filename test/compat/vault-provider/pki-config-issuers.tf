@@ -1,6 +1,5 @@
 # vault_pki_secret_backend_config_issuers, from the provider's documentation.
 # import: vault_pki_secret_backend_config_issuers.config pki-config-issuers/config/issuers
-# known-failure: the root certificate has no issuer_id (root/generate answers none, and the provider reads it only from 1.11 while Hangar reports 0.1.0); <pki>/issuer/:ref and config/issuers are 404
 resource "vault_mount" "pki" {
   path                      = "pki-config-issuers"
   type                      = "pki"

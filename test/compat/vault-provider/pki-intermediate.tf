@@ -1,7 +1,6 @@
 # vault_pki_secret_backend_intermediate_cert_request, _root_sign_intermediate and
 # _intermediate_set_signed (with _root_cert), from the provider's documentation of
 # vault_pki_secret_backend_intermediate_set_signed.
-# known-failure: PUT <root>/root/sign-intermediate (no ttl: the mount default 100 days) answers 400 "cannot satisfy request, as TTL would result in notAfter … beyond the expiration of the CA certificate" (a 1-day root); the public service cuts notAfter to the CA's (issue 46)
 resource "vault_mount" "root" {
   path                      = "pki-chain-root"
   type                      = "pki"

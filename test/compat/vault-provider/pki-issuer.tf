@@ -1,6 +1,5 @@
 # vault_pki_secret_backend_issuer (resource and data sources vault_pki_secret_backend_issuer(s)), from the provider's documentation.
 # import: vault_pki_secret_backend_issuer.example
-# known-failure: the root certificate has no issuer_id (root/generate answers none, and the provider reads it only from 1.11 while Hangar reports 0.1.0); <pki>/issuer/:ref and issuers are 404
 resource "vault_mount" "pki" {
   path                      = "pki-issuer"
   type                      = "pki"

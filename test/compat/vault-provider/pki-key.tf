@@ -2,7 +2,6 @@
 # provider's documentation (its `mount` is `backend` in the provider's schema).
 # import: vault_pki_secret_backend_key.key
 # import-ignore: type, key_bits
-# known-failure: sys/seal-status reports version 0.1.0: the provider refuses (min version 1.11.0); <pki>/keys/generate/exported and key/:ref are also 404
 resource "vault_mount" "pki" {
   path                      = "pki-key"
   type                      = "pki"

@@ -1,6 +1,5 @@
 # vault_pki_secret_backend_role, from the provider's documentation (at its own path: the dev server mounts `pki`).
 # import: vault_pki_secret_backend_role.role pki-role/roles/example
-# known-failure: GET <pki>/roles/<name> has no signature_bits (nor the other fields of Vault 1.11+): the provider panics (interface {} is nil, not json.Number)
 resource "vault_mount" "pki" {
   path                      = "pki-role"
   type                      = "pki"

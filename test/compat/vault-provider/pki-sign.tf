@@ -1,5 +1,4 @@
 # vault_pki_secret_backend_sign, from the provider's documentation (its CSR), with the mount, root and role it names.
-# known-failure: GET <pki>/roles/<name> has no signature_bits (nor the other fields of Vault 1.11+): the provider panics (interface {} is nil, not json.Number)
 
 resource "vault_mount" "pki" {
   path                      = "pki-sign"

@@ -1,6 +1,5 @@
 # vault_transform_template, from the provider's documentation.
 # import: vault_transform_template.test
-# known-failure: GET <transform>/template/ccn lacks encode_format and decode_formats (the public service returns them): after an import the plan adds them
 resource "vault_mount" "transform" {
   path = "transform-template"
   type = "transform"

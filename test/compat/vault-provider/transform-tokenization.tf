@@ -1,6 +1,5 @@
 # vault_transform_transformation, from the provider's documentation (its tokenization example).
 # import: vault_transform_transformation.tokenization
-# known-failure: PUT <transform>/transformation/ssn-tokenization answers 400 "stores: store "my-store" does not exist": Hangar has no tokenization stores (issue 46)
 resource "vault_mount" "transform" {
   path = "transform-tokenization"
   type = "transform"

@@ -1,7 +1,6 @@
 # vault_transform_transformation, from the provider's documentation (its FPE example, naming a
 # template "ccn" it does not create, as the documentation does).
 # import: vault_transform_transformation.example
-# known-failure: PUT <transform>/transformation/ccn-fpe answers 400 "template: template "ccn" does not exist" (the public service stores a transformation naming a template not created yet)
 resource "vault_mount" "example" {
   path = "transform-fpe"
   type = "transform"

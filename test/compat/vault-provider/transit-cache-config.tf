@@ -1,5 +1,4 @@
 # vault_transit_secret_cache_config, from the provider's documentation.
-# known-failure: PUT <transit>/cache-config answers 404 "unsupported path: cache-config"
 resource "vault_mount" "transit" {
   path                      = "transit-cache"
   type                      = "transit"

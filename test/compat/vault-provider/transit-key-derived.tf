@@ -1,7 +1,6 @@
 # vault_transit_secret_backend_key, from the provider's documentation (its derived, convergent key).
 # import: vault_transit_secret_backend_key.derived_key transit-derived/keys/derived_key
 # import-ignore: context
-# known-failure: PUT <transit>/keys/derived_key with convergent_encryption answers 400 "convergent_encryption: not supported by Hangar"
 resource "vault_mount" "transit" {
   path = "transit-derived"
   type = "transit"
