@@ -2,7 +2,7 @@ import { sha256Hex } from '../crypto';
 import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
+import { jsonLimitBroken } from '../http/json-body';
 import { extractToken, TokenSources } from '../http/tokens';
 import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
@@ -44,7 +44,8 @@ const BIG_INTEGER = /\d{16}/;
 /** The public service decodes any body as JSON whatever its Content-Type (curl -d sends a form type). */
 function decodeJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new HangarError(400, [`Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
+  const broken = jsonLimitBroken(body);
+  if (broken) throw new HangarError(400, [`Request decode failed: ${broken}`]);
   try {
     const text = utf8.decode(body);
     // A reviver slows every parse; only an integer of 16 digits or more can be beyond 2^53.

@@ -344,15 +344,24 @@ function checkMergePatch(req: IncomingRequest): unknown {
 /**
  * JSON `null` means "not given" (Vault's clients send `"config": null`, `"increment": null` for
  * unset struct fields): dropped from objects, at any depth, before the ACL and validation see them.
+ * Arrays are kept as they are. Iterative, not recursive: however deep a body nests, no stack overflows.
  */
 export function withoutNulls(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || Buffer.isBuffer(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    // defineProperty: a key named `__proto__` stays a plain key.
-    if (v !== null) Object.defineProperty(out, k, { value: withoutNulls(v), enumerable: true, writable: true, configurable: true });
+  const isObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
+  if (!isObject(value)) return value;
+  const root: Record<string, unknown> = {};
+  const pending: Array<[object, Record<string, unknown>]> = [[value, root]];
+  while (pending.length > 0) {
+    const [from, to] = pending.pop()!;
+    for (const [k, v] of Object.entries(from)) {
+      if (v === null) continue;
+      let copy = v;
+      if (isObject(v)) pending.push([v, (copy = {})]);
+      // defineProperty: a key named `__proto__` stays a plain key.
+      Object.defineProperty(to, k, { value: copy, enumerable: true, writable: true, configurable: true });
+    }
   }
-  return out;
+  return root;
 }
 
 function withoutList(query: Record<string, string>): Record<string, string> {
