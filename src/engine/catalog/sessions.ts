@@ -151,7 +151,7 @@ export async function createSession(writes: Writes, input: SessionInput, now: nu
 async function checkStatuses(db: Db, node: string, checkIds: readonly string[]): Promise<Map<string, string> | undefined> {
   const wanted = new Set(checkIds);
   const rows = await db.all<{ check_id: string | null; status: string | null }>(
-    `SELECT c.check_id, c.status FROM catalog_nodes n LEFT JOIN catalog_checks c ON c.node = n.name WHERE n.name = ?`,
+    'SELECT c.check_id, c.status FROM catalog_nodes n LEFT JOIN catalog_checks c ON c.node = n.name WHERE n.name = ?',
     [node],
   );
   if (rows.length === 0) return undefined;
