@@ -127,9 +127,12 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     app.addHook('preHandler', (req, _reply, done) => {
       try {
         const query = req.query as Record<string, unknown>;
-        if (typeof query.dc === 'string' && query.dc !== '' && query.dc !== LOCAL_DATACENTER) {
-          throw new HangarError(500, ['No path to datacenter']);
-        }
+        // Another datacenter: the public service's 500 (clients and consul-template tell it from a
+        // datacenter that is down by its text), before the body is decoded or anything else is read
+        // or written. A repeated `?dc=` counts by its first value, as Go's Query().Get reads it.
+        const dc = Array.isArray(query.dc) ? (query.dc[0] as unknown) : query.dc;
+        if (typeof dc === 'string' && dc !== '' && dc !== LOCAL_DATACENTER) throw new HangarError(500, ['No path to datacenter']);
+        if (dc !== query.dc) query.dc = dc;
         if (query.stale !== undefined && query.consistent !== undefined) {
           throw new HangarError(400, ['Cannot specify ?stale with ?consistent, conflicting semantics.']);
         }
