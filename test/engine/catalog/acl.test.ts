@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogServer, startCatalogServer } from './helpers';
-import { STORAGE_KINDS } from '../../helpers/storage';
 import { ROOT_TOKEN } from '../../helpers/server';
+import { STORAGE_KINDS } from '../../helpers/storage';
 
 describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
   let s: CatalogServer;
