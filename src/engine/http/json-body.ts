@@ -61,7 +61,7 @@ function countUpTo(body: Buffer, bytes: readonly number[], stop: number): number
 }
 
 /**
- * JSON text that arrives inside a request (ACL rules written as JSON, a form body holding JSON),
+ * JSON text that arrives inside a request (ACL rules written as JSON),
  * parsed under the same limits as a body; `fail` builds the error for a text that breaks them.
  */
 export function parseJsonText(text: string, fail: (reason: string) => Error): unknown {
