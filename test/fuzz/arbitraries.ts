@@ -234,11 +234,18 @@ function encodeChar(c: string): string {
 /** How the body travels: JSON of the generated value, or bytes no parser should accept. */
 export type BodyShape = { kind: 'json'; value: unknown } | { kind: 'raw'; bytes: Buffer; contentType?: string };
 
-/** Every string of a value replaced by one hostile string: whichever field cannot take it is found at once. */
+/**
+ * Every string of a value replaced by one hostile string: whichever field cannot take it is found at
+ * once. A list longer than a schema's (a width test of LIMIT_VALUES) stays as it is: 10,001 copies of
+ * a 70,000-character string would not fit in one JSON text.
+ */
 function everyString(value: unknown, s: string): unknown {
   if (typeof value === 'string') return s;
-  if (Array.isArray(value)) return value.map((v) => everyString(v, s));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, everyString(v, s)]));
+  if (Array.isArray(value)) return value.length > 64 ? value : value.map((v) => everyString(v, s));
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    return entries.length > 64 ? value : Object.fromEntries(entries.map(([k, v]) => [k, everyString(v, s)]));
+  }
   return value;
 }
 
