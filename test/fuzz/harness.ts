@@ -26,7 +26,8 @@ export const FUZZ_TIMEOUT_MS = Math.max(600_000, FUZZ_RUNS * 20_000);
 export const FUZZ_SEED = process.env.HANGAR_FUZZ_SEED ? Number(process.env.HANGAR_FUZZ_SEED) : LONG ? undefined : 18;
 
 /**
- * 5xx answers the public services give themselves, so clients expect them. Every other 5xx is a bug.
+ * 5xx answers the public services give themselves, so clients expect them, each a decision recorded
+ * in docs/compatibility.md. Every other 5xx is a bug.
  */
 export const EXPECTED_5XX: ReadonlyArray<{ api: ApiName; status: number; text: RegExp; why: string }> = [
   { api: 'catalog', status: 500, text: /^No path to datacenter/, why: 'Consul answers 500 for an unknown ?dc= (structs.ErrNoDCPath)' },
