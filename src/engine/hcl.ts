@@ -5,6 +5,8 @@
  * items. Blocks become objects keyed by their labels (`path "a" { ... }` is `{ path: { a: { ... } } }`),
  * the same shape as the JSON form of a policy; each service interprets that tree itself.
  */
+import { MAX_JSON_DEPTH } from './http/json-body';
+
 export type HclValue = string | number | boolean | HclValue[] | HclObject;
 export interface HclObject {
   [key: string]: HclValue;
@@ -30,6 +32,9 @@ type Token =
   | { kind: 'number'; value: number; line: number }
   | { kind: 'eof'; value: ''; line: number };
 
+/** Blocks, lists and objects nest at most as deep as a JSON request body may (the parser recurses once per level). */
+const MAX_DEPTH = MAX_JSON_DEPTH;
+
 const STRICT_ESCAPES: Record<string, string> = { 'n': '\n', 't': '\t', 'r': '\r', '"': '"', '\\': '\\', '/': '/' };
 
 export function parseHcl(text: string, options: HclOptions): HclObject {
@@ -42,6 +47,11 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
     throw options.error(t.line, message);
   };
   const isPunct = (t: Token, value: string) => t.kind === 'punct' && t.value === value;
+  let depth = 0;
+  /** Enters a block, list or object: a text nested deeper than MAX_DEPTH is refused, not parsed to the stack's end. */
+  const enter = (t: Token) => {
+    if (++depth > MAX_DEPTH) fail(t, `nested deeper than ${MAX_DEPTH} levels`);
+  };
   const expect = (value: string) => {
     const t = next();
     if (!isPunct(t, value)) fail(t, `expected "${value}", found ${describe(t, options.document)}`);
@@ -79,8 +89,12 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
       // A block: zero or more labels, then a body.
       const labels: string[] = [];
       while (peek().kind === 'string') labels.push(next().value as string);
+      // Each label is a level of the tree too (`path "a" "b" {}` is `{ path: { a: { b: {} } } }`).
+      if (depth + labels.length >= MAX_DEPTH) fail(peek(), `nested deeper than ${MAX_DEPTH} levels`);
+      enter(peek());
       expect('{');
       const inner = body(false);
+      depth--;
       if (strict) {
         let value: HclValue = inner;
         for (let k = labels.length - 1; k >= 0; k--) value = { [labels[k]]: value };
@@ -103,13 +117,20 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
       if (t.value === 'true' || t.value === 'false') return t.value === 'true';
       return fail(t, `unexpected "${t.value}": strings need double quotes`);
     }
-    if (isPunct(t, '{')) return body(false);
+    if (isPunct(t, '{')) {
+      enter(t);
+      const inner = body(false);
+      depth--;
+      return inner;
+    }
     if (isPunct(t, '[')) {
+      enter(t);
       const items: HclValue[] = [];
       for (;;) {
         const p = peek();
         if (isPunct(p, ']')) {
           next();
+          depth--;
           return items;
         }
         if (strict && isPunct(p, ',')) {

@@ -49,7 +49,7 @@ function apiDefinition(name: 'registry' | 'catalog'): ApiDefinition<unknown, unk
 }
 
 /** Fastify path syntax to OpenAPI's: `:name` and the wildcard `*` become parameters. */
-function openApiPath(path: string): string {
+export function openApiPath(path: string): string {
   return path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
 }
 
@@ -73,7 +73,7 @@ function tableOperations(api: ApiDefinition<unknown, unknown>): Operation[] {
 }
 
 /** Where an engine type's routes live, as the generic mount path the public service shows. */
-function mountPrefix(type: EngineType, variant: string): string {
+export function mountPrefix(type: EngineType, variant: string): string {
   if (type.type === 'system') return '/sys';
   if (type.type === 'token') return '/auth/token';
   if (type.type === 'identity' || type.type === 'cubbyhole') return `/${type.type}`;
@@ -85,8 +85,18 @@ function mountPrefix(type: EngineType, variant: string): string {
 function variants(type: EngineType): Array<[string, readonly EngineRoute[]]> {
   const sets: Array<[string, readonly EngineRoute[]]> = [[type.type, type.routes]];
   const v2 = type.routesFor?.({ options: { version: '2' } } as unknown as MountEntry);
-  if (v2 && v2 !== type.routes) sets.push([`${type.type}_v2`, v2]);
+  if (v2 && v2 !== type.routes) sets.push([variantOf(type, v2), v2]);
   return sets;
+}
+
+/** The name of a route set in generic mount paths: the type's, or `<type>_v2` for the routes a mount option gives. */
+export function variantOf(type: EngineType, routes: readonly EngineRoute[]): string {
+  return routes === type.routes ? type.type : `${type.type}_v2`;
+}
+
+/** An engine route's OpenAPI path under its mount's prefix (`/{pki_mount_path}/issue/{name}`). */
+export function engineRoutePath(prefix: string, route: EngineRoute): string {
+  return `${prefix}/${route.pattern}`.replace(/\/$/, '').replace(/[:*](\w+)/g, '{$1}');
 }
 
 function secretsOperations(): Operation[] {
@@ -96,7 +106,7 @@ function secretsOperations(): Operation[] {
     for (const [variant, routes] of variants(type)) {
       const prefix = mountPrefix(type, variant);
       for (const r of routes) {
-        const path = `${prefix}/${r.pattern}`.replace(/\/$/, '').replace(/[:*](\w+)/g, '{$1}');
+        const path = engineRoutePath(prefix, r);
         const extensions = {
           ...(r.unauthenticated ? { 'x-vault-unauthenticated': true } : {}),
           ...(r.sudo ? { 'x-vault-sudo': true } : {}),

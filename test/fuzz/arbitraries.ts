@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { z } from 'zod';
+import { MAX_JSON_DEPTH, MAX_JSON_WIDTH } from '../../src/engine/http/json-body';
 
 /** A JSON Schema as zod's `toJSONSchema` writes it (the subset the generators read). */
 interface JsonSchema {
@@ -76,16 +77,27 @@ export const HOSTILE_NUMBERS: readonly number[] = [0, -0, -1, 0.5, 2 ** 31, 2 **
 
 function nested(depth: number, leaf: unknown, kind: 'array' | 'object'): unknown {
   let v = leaf;
-  for (let i = 0; i < depth; i++) v = kind === 'array' ? [v] : { a: v };
+  for (let i = 0; i < depth; i++) v = kind === 'array' ? [v] : { a: v, n: null };
   return v;
 }
+
+/** Values at and past the limits of a request body: depth (nulls at every level, for the pass that drops them) and width. */
+const LIMIT_VALUES: readonly unknown[] = [
+  nested(300, 'deep', 'array'),
+  nested(300, 'deep', 'object'),
+  nested(MAX_JSON_DEPTH - 3, 'deep', 'object'),
+  nested(MAX_JSON_DEPTH + 1, 'deep', 'object'),
+  Array.from({ length: 5000 }, (_, i) => i),
+  Array.from({ length: MAX_JSON_WIDTH + 1 }, (_, i) => `c${i}`),
+  Object.fromEntries(Array.from({ length: MAX_JSON_WIDTH + 1 }, (_, i) => [`k${i}`, i])),
+];
 
 /** Any hostile JSON value: the wrong type for whatever field it replaces. */
 export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 4, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
   { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_NUMBERS) },
   { weight: 1, arbitrary: fc.constantFrom<unknown>(true, false, null, [], {}, [null], { '': '' }, { __proto__x: 1 }) },
-  { weight: 1, arbitrary: fc.constantFrom(nested(300, 'deep', 'array'), nested(300, 'deep', 'object'), Array.from({ length: 5000 }, (_, i) => i)) },
+  { weight: 1, arbitrary: fc.constantFrom(...LIMIT_VALUES) },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
 
@@ -177,7 +189,13 @@ export function inputArb(schema: z.ZodType | undefined): fc.Arbitrary<unknown> {
 /** Field names and values of an object schema as query-string pairs (strings only, as a URL carries them). */
 export function queryArb(schema: z.ZodType | undefined): fc.Arbitrary<Record<string, string>> {
   const props = Object.keys(jsonSchemaOf(schema).properties ?? {});
-  const value = fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 12 }) }, { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_STRINGS.filter((v) => v.length < 2000)) }, { weight: 1, arbitrary: fc.constantFrom('1', '0', 'true', '') });
+  const value = fc.oneof(
+    { weight: 30, arbitrary: fc.string({ maxLength: 12 }) },
+    { weight: 20, arbitrary: fc.constantFrom(...HOSTILE_STRINGS.filter((v) => v.length < 2000)) },
+    { weight: 10, arbitrary: fc.constantFrom('1', '0', 'true', '') },
+    // A URL longer than Node's 16 KiB for the request line and headers: its 431 (no body for HEAD).
+    { weight: 1, arbitrary: fc.constant('u'.repeat(20_000)) },
+  );
   if (props.length === 0) return fc.dictionary(fc.constantFrom('x', 'list', 'filter', 'ns'), value, { maxKeys: 2 });
   return fc.dictionary(fc.constantFrom(...props), value, { maxKeys: Math.min(props.length, 4) });
 }
@@ -216,11 +234,18 @@ function encodeChar(c: string): string {
 /** How the body travels: JSON of the generated value, or bytes no parser should accept. */
 export type BodyShape = { kind: 'json'; value: unknown } | { kind: 'raw'; bytes: Buffer; contentType?: string };
 
-/** Every string of a value replaced by one hostile string: whichever field cannot take it is found at once. */
+/**
+ * Every string of a value replaced by one hostile string: whichever field cannot take it is found at
+ * once. A list longer than a schema's (a width test of LIMIT_VALUES) stays as it is: 10,001 copies of
+ * a 70,000-character string would not fit in one JSON text.
+ */
 function everyString(value: unknown, s: string): unknown {
   if (typeof value === 'string') return s;
-  if (Array.isArray(value)) return value.map((v) => everyString(v, s));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, everyString(v, s)]));
+  if (Array.isArray(value)) return value.length > 64 ? value : value.map((v) => everyString(v, s));
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    return entries.length > 64 ? value : Object.fromEntries(entries.map(([k, v]) => [k, everyString(v, s)]));
+  }
   return value;
 }
 
@@ -244,6 +269,16 @@ export function bodyArb(schema: z.ZodType | undefined): fc.Arbitrary<BodyShape> 
         { kind: 'raw', bytes: Buffer.from('{"a":1}'), contentType: 'application/json; charset=latin1' },
         { kind: 'raw', bytes: Buffer.from('{"a":1}'), contentType: 'multipart/form-data; boundary=x' },
         { kind: 'raw', bytes: Buffer.alloc(1024 * 1024 + 10, 0x20) },
+        // Depth and width past the limits, where only the bytes can be checked (400,000 levels fit in 1 MiB).
+        { kind: 'raw', bytes: Buffer.from(`${'['.repeat(400_000)}${']'.repeat(400_000)}`) },
+        { kind: 'raw', bytes: Buffer.from(`${'{"a":'.repeat(4_000)}null${'}'.repeat(4_000)}`) },
+        { kind: 'raw', bytes: Buffer.from(`{"a":${'{"a":'.repeat(4_000)}null${'}'.repeat(4_000)}}`), contentType: 'application/x-www-form-urlencoded' },
+        { kind: 'raw', bytes: Buffer.from(`[${Array(40_000).fill('0').join(',')}]`) },
+        // Encodings: a byte-order mark, UTF-16, an overlong "/", a surrogate in CESU-8, a charset that is not UTF-8.
+        { kind: 'raw', bytes: Buffer.from('\ufeff{"a":1}') },
+        { kind: 'raw', bytes: Buffer.from('{"a":"b"}', 'utf16le'), contentType: 'application/json; charset=utf-16' },
+        { kind: 'raw', bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]) },
+        { kind: 'raw', bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xed, 0xa0, 0x80, 0x22, 0x7d]) },
       ),
     },
   );
@@ -266,6 +301,7 @@ export const headerArb: fc.Arbitrary<Record<string, string>> = fc.oneof(
       { 'x-forwarded-for': '::ffff:999.1.1.1' },
       { 'x-http-method-override': 'DELETE' },
       { 'x-filler': 'h'.repeat(20_000) },
+      { 'content-encoding': 'gzip' },
       { authorization: 'Bearer' },
       { authorization: 'Basic Og==' },
     ),

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import http from 'node:http';
 import fc from 'fast-check';
 import { request } from 'undici';
 import type { z } from 'zod';
 import { BodyShape, bodyArb, encodeSegment, headerArb, queryArb, segmentArb } from './arbitraries';
 import { ApiName } from '../../src/engine/http/api';
 import { Route } from '../../src/engine/http/routes';
+import { openApiDocument, openApiPath } from '../../src/engine/openapi';
 import { secretsCore } from '../../src/engine/secrets/service';
 import { captureLog, CapturedLog } from '../helpers/log-capture';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../helpers/server';
@@ -24,7 +26,8 @@ export const FUZZ_TIMEOUT_MS = Math.max(600_000, FUZZ_RUNS * 20_000);
 export const FUZZ_SEED = process.env.HANGAR_FUZZ_SEED ? Number(process.env.HANGAR_FUZZ_SEED) : LONG ? undefined : 18;
 
 /**
- * 5xx answers the public services give themselves, so clients expect them. Every other 5xx is a bug.
+ * 5xx answers the public services give themselves, so clients expect them, each a decision recorded
+ * in docs/compatibility.md. Every other 5xx is a bug.
  */
 export const EXPECTED_5XX: ReadonlyArray<{ api: ApiName; status: number; text: RegExp; why: string }> = [
   { api: 'catalog', status: 500, text: /^No path to datacenter/, why: 'Consul answers 500 for an unknown ?dc= (structs.ErrNoDCPath)' },
@@ -35,6 +38,8 @@ export const EXPECTED_5XX: ReadonlyArray<{ api: ApiName; status: number; text: R
 export interface FuzzTarget {
   readonly label: string;
   readonly methods: readonly string[];
+  /** The operations of the API's OpenAPI document it covers (`get /v1/kv/{path}`). */
+  readonly operations: readonly string[];
   /** The URL path (already encoded). */
   readonly path: fc.Arbitrary<string>;
   readonly query?: z.ZodType;
@@ -73,12 +78,23 @@ export function fastifyPathArb(path: string): fc.Arbitrary<string> {
   return fc.tuple(...parts).map((xs) => xs.join('/'));
 }
 
-/** The targets of one API's route table: every route, every method it has. */
+/** The targets of one API's route table: every route, every method it has, and HEAD where it has GET (as Fastify serves it). */
 export function routeTargets<Actor, Permission>(routes: ReadonlyArray<Route<Actor, Permission>>): FuzzTarget[] {
   return routes.map((r) => {
-    const methods = Array.isArray(r.method) ? r.method : [r.method as string];
-    return { label: `${methods.join(',')} ${r.path}`, methods, path: fastifyPathArb(r.path), query: r.query, body: r.body };
+    const declared = Array.isArray(r.method) ? (r.method as string[]) : [r.method as string];
+    const methods = declared.includes('GET') && !declared.includes('HEAD') ? [...declared, 'HEAD'] : declared;
+    const operations = declared.map((m) => `${m.toLowerCase()} ${openApiPath(r.path)}`);
+    return { label: `${methods.join(',')} ${r.path}`, methods, operations, path: fastifyPathArb(r.path), query: r.query, body: r.body };
   });
+}
+
+/** The operations of the API's OpenAPI document (docs/openapi) that no target covers. */
+export function uncoveredOperations(api: ApiName, targets: readonly FuzzTarget[]): string[] {
+  const doc = openApiDocument(api) as { paths: Record<string, Record<string, unknown>> };
+  const covered = new Set(targets.flatMap((t) => t.operations));
+  return Object.entries(doc.paths)
+    .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`))
+    .filter((op) => !covered.has(op));
 }
 
 /**
@@ -145,6 +161,9 @@ export const AUTH_MODES = (header: string): AuthMode[] => [
 export async function fuzzTargets(fz: FuzzServer, targets: readonly FuzzTarget[], options: FuzzOptions): Promise<FuzzResult> {
   const failures: string[] = [];
   const statuses: Record<string, number> = {};
+  const expected5xx: Record<string, number> = {};
+  let requests = 0;
+  const started = Date.now();
   const base = fz.server.urls[options.api];
   for (const target of targets) {
     const property = fc.asyncProperty(
@@ -166,11 +185,19 @@ export async function fuzzTargets(fz: FuzzServer, targets: readonly FuzzTarget[]
         const logMark = fz.log.records().length;
         let status: number;
         let text: string;
+        requests++;
         try {
-          const res = await request(`${base}${url}`, { method: method as 'GET', headers, body: payload, headersTimeout: 15_000, bodyTimeout: 15_000 });
-          status = res.statusCode;
-          text = await res.body.text();
+          if (method === 'HEAD') {
+            status = await head(`${base}${url}`, headers, sent);
+            // A HEAD answer has no text: a 5xx is told apart (EXPECTED_5XX) by the GET of the same request.
+            text = status >= 500 ? await (await request(`${base}${url}`, { headers, headersTimeout: 15_000 })).body.text() : '';
+          } else {
+            const res = await request(`${base}${url}`, { method: method as 'GET', headers, body: payload, headersTimeout: 15_000, bodyTimeout: 15_000 });
+            status = res.statusCode;
+            text = await res.body.text();
+          }
         } catch (err) {
+          if (err instanceof HeadWithBody) throw err;
           // No answer in time is a failure; otherwise the client refused to send it (an invalid header)
           // or the server closed the connection (a body over the limit is refused before it is read).
           const code = (err as { code?: string }).code ?? (err as Error).name;
@@ -180,7 +207,10 @@ export async function fuzzTargets(fz: FuzzServer, targets: readonly FuzzTarget[]
           return;
         }
         statuses[`${Math.floor(status / 100)}xx`] = (statuses[`${Math.floor(status / 100)}xx`] ?? 0) + 1;
-        if (status >= 500 && !EXPECTED_5XX.some((e) => e.api === options.api && e.status === status && e.text.test(text))) {
+        // A HEAD answer's text is not read (it has none): its 5xx are told apart by a GET of the same request.
+        const expected = status >= 500 && EXPECTED_5XX.find((e) => e.api === options.api && e.status === status && e.text.test(text));
+        if (expected) expected5xx[expected.why] = (expected5xx[expected.why] ?? 0) + 1;
+        if (status >= 500 && !expected) {
           const logged = fz.log
             .records()
             .slice(logMark)
@@ -194,21 +224,33 @@ export async function fuzzTargets(fz: FuzzServer, targets: readonly FuzzTarget[]
         await options.afterEach?.();
       },
     );
-    const started = Date.now();
+    const targetStarted = Date.now();
     // No shrinking in short runs: each shrink step is a request, and the first counterexample is enough there.
     const details = await fc.check(property, { numRuns: options.runs ?? FUZZ_RUNS, seed: FUZZ_SEED, endOnFailure: !LONG });
-    if (process.env.HANGAR_FUZZ_TRACE) console.log(`${options.api} ${target.label}: ${Date.now() - started} ms`);
+    if (process.env.HANGAR_FUZZ_TRACE) console.log(`${options.api} ${target.label}: ${Date.now() - targetStarted} ms`);
     if (details.failed) failures.push(`${options.api} ${target.label} (seed ${details.seed}, path ${details.counterexamplePath}): ${(details.errorInstance as Error)?.message ?? String(details.errorInstance)}`);
   }
-  if (LONG) console.log(`${options.api}: ${JSON.stringify(statuses)}`);
-  return { failures, statuses };
+  const result = { failures, statuses, requests, expected5xx, ms: Date.now() - started };
+  if (LONG) console.log(summary(options.api, result));
+  return result;
+}
+
+/** One line of figures: requests, answers by class, the expected 5xx by reason, failures, duration. */
+export function summary(label: string, r: FuzzResult): string {
+  const unexpected = r.failures.filter((f) => /: 5\d\d /.test(f)).length;
+  return `fuzz ${label}: ${r.requests} requests in ${(r.ms / 1000).toFixed(0)} s, answers ${JSON.stringify(r.statuses)}, expected 5xx ${JSON.stringify(r.expected5xx)}, routes with an unexpected 5xx ${unexpected}, failed routes ${r.failures.length}`;
 }
 
 export interface FuzzResult {
   /** One line per failed property, with its counterexample and seed. */
   readonly failures: string[];
-  /** Answers by class (`2xx`, `4xx`, ...): a run that never reaches a handler proves little. */
+  /** Answers by class (`2xx`, `4xx`, ...) and refused sends by error code: a run that never reaches a handler proves little. */
   readonly statuses: Record<string, number>;
+  /** Requests sent (shrinking included). */
+  readonly requests: number;
+  /** The 5xx of EXPECTED_5XX, by their reason. */
+  readonly expected5xx: Record<string, number>;
+  readonly ms: number;
 }
 
 function encodeBody(method: string, target: FuzzTarget, body: BodyShape, headers: Record<string, string>): string | Buffer | undefined {
@@ -232,4 +274,32 @@ async function assertAlive(fz: FuzzServer, api: ApiName, err: Error, sent: Sent)
   const res = await request(`${fz.server.urls[api]}${probe}`).catch((e: Error) => e);
   if (res instanceof Error) throw new Error(`server does not answer after ${JSON.stringify(sent)} (${err.message}): ${res.message}`);
   await res.body.text();
+}
+
+/** A HEAD answer that carries a body: the client reads it as the start of the next response. */
+class HeadWithBody extends Error {}
+
+/**
+ * A HEAD request through node:http, whose parser (unlike undici's, which drops the connection) fails
+ * on bytes after a HEAD answer's headers: the way a body sent with one shows.
+ */
+function head(url: string, headers: Record<string, string>, sent: Sent): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let status: number | undefined;
+    const req = http.request(url, { method: 'HEAD', headers, agent: false, timeout: 15_000 }, (res) => {
+      status = res.statusCode!;
+      res.resume();
+      // Bytes after the headers show up on the socket once the answer is complete.
+      res.on('end', () => setImmediate(() => resolve(status!)));
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'UND_ERR_HEADERS_TIMEOUT' })));
+    // The parser's error may come before the answer it follows is handed out: judged a turn later.
+    req.on('error', (err: Error & { code?: string }) =>
+      setImmediate(() => {
+        if (status !== undefined && err.code?.startsWith('HPE_')) reject(new HeadWithBody(`HEAD answered ${status} with a body (${err.code})\nrequest: ${JSON.stringify(sent)}`));
+        else reject(err);
+      }),
+    );
+    req.end();
+  });
 }

@@ -1,4 +1,4 @@
-import { AUTH_MODES, FUZZ_TIMEOUT_MS, FuzzServer, fuzzTargets, routeTargets, startFuzzServer } from './harness';
+import { AUTH_MODES, FUZZ_TIMEOUT_MS, FuzzServer, fuzzTargets, routeTargets, startFuzzServer, uncoveredOperations } from './harness';
 import { registryApi } from '../../src/engine/registry/api';
 import { inMaintenance, setMaintenance } from '../../src/engine/registry/limits';
 
@@ -11,7 +11,9 @@ describe('registry API under fuzzed input', () => {
   afterAll(() => fz?.server.close());
 
   it('answers every route without a 5xx, and a failed request changes nothing', async () => {
-    const { failures, statuses } = await fuzzTargets(fz, routeTargets(registryApi.routes), {
+    const targets = routeTargets(registryApi.routes);
+    expect(uncoveredOperations('registry', targets)).toEqual([]);
+    const { failures, statuses } = await fuzzTargets(fz, targets, {
       api: 'registry',
       auth: AUTH_MODES('authorization'),
       // The fuzzed admin switch may turn maintenance mode on (503 for every change, EXPECTED_5XX): turned off again.

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { encodeSegment, segmentArb } from './arbitraries';
-import { AUTH_MODES, FUZZ_TIMEOUT_MS, FuzzServer, FuzzTarget, fuzzTargets, startFuzzServer } from './harness';
+import { AUTH_MODES, FUZZ_TIMEOUT_MS, FuzzServer, FuzzTarget, fuzzTargets, startFuzzServer, uncoveredOperations } from './harness';
+import { engineRoutePath, mountPrefix, variantOf } from '../../src/engine/openapi';
 import { BUILTIN_MOUNTS } from '../../src/engine/secrets/core/mounts';
 import { badInput } from '../../src/engine/secrets/core/request';
 import { EngineRoute, EngineType } from '../../src/engine/secrets/core/types';
@@ -30,7 +31,7 @@ function patternArb(prefix: string, pattern: string): fc.Arbitrary<string> {
 
 function methodsOf(route: EngineRoute): string[] {
   return [
-    ...(route.read ? ['GET'] : []),
+    ...(route.read ? ['GET', 'HEAD'] : []),
     ...(route.list ? ['LIST'] : []),
     ...(route.delete ? ['DELETE'] : []),
     ...(route.write || route.create || route.update ? ['POST', 'PUT'] : []),
@@ -78,10 +79,22 @@ describe('secrets API under fuzzed input', () => {
       }
       const mount = await fz.server.engine.storage.tx((db) => core.mounts.resolve(db, m.path), { readOnly: true });
       const type = core.engineType(m.kind, m.type)!;
-      for (const route of type.routesFor?.(mount!) ?? type.routes) {
+      const routes = type.routesFor?.(mount!) ?? type.routes;
+      const prefix = mountPrefix(type, variantOf(type, routes));
+      for (const route of routes) {
         const methods = methodsOf(route);
         if (methods.length === 0) continue;
-        targets.push({ label: `${methods.join(',')} ${m.path}${route.pattern}`, methods, path: patternArb(m.path, route.pattern), query: route.query, body: route.body, queryMethods: ['LIST', 'DELETE'] });
+        // As the OpenAPI document names them: a read or a list is a GET, a write a POST.
+        const operations = [...new Set(methods.filter((x) => x !== 'HEAD' && x !== 'PUT').map((x) => (x === 'LIST' ? 'get' : x.toLowerCase())))].map((x) => `${x} ${engineRoutePath(prefix, route)}`);
+        targets.push({
+          label: `${methods.join(',')} ${m.path}${route.pattern}`,
+          methods,
+          operations,
+          path: patternArb(m.path, route.pattern),
+          query: route.query,
+          body: route.body,
+          queryMethods: ['LIST', 'DELETE'],
+        });
       }
     }
   });
@@ -92,6 +105,7 @@ describe('secrets API under fuzzed input', () => {
     // Fuzzed without the root token: revoke-self would end the run's authority, and enabling an
     // audit device creates a file wherever the caller says (root may; test/engine/secrets/audit.test.ts covers it).
     const rootless = (t: FuzzTarget) => /auth\/token\/revoke-self$|sys\/audit\/\*path$/.test(t.label);
+    expect(uncoveredOperations('secrets', targets)).toEqual([]);
     const main = await fuzzTargets(fz, targets.filter((t) => !rootless(t)), { api: 'secrets', auth });
     const self = await fuzzTargets(fz, targets.filter(rootless), { api: 'secrets', auth: auth.filter((a) => a.name !== 'root') });
     expect([...main.failures, ...self.failures]).toEqual([]);
@@ -99,7 +113,7 @@ describe('secrets API under fuzzed input', () => {
   }, FUZZ_TIMEOUT_MS);
 
   it('reports a planted 500 and a planted half-write', async () => {
-    const canaries: FuzzTarget[] = ['boom/:name', 'half/:name'].map((p) => ({ label: `POST fz-canary/${p}`, methods: ['POST'], path: patternArb('fz-canary/', p) }));
+    const canaries: FuzzTarget[] = ['boom/:name', 'half/:name'].map((p) => ({ label: `POST fz-canary/${p}`, methods: ['POST'], operations: [], path: patternArb('fz-canary/', p) }));
     const { failures } = await fuzzTargets(fz, canaries, { api: 'secrets', auth: AUTH_MODES('x-vault-token').slice(0, 1), runs: 20 });
     expect(failures).toEqual([
       expect.stringMatching(/^secrets POST fz-canary\/boom\/:name .*: 500 \{"errors":\["Internal error \(request id [^)]+\)"\]\}\n(.|\n)*planted bug/),

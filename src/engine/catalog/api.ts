@@ -2,7 +2,7 @@ import { sha256Hex } from '../crypto';
 import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body';
+import { jsonLimitBroken } from '../http/json-body';
 import { extractToken, TokenSources } from '../http/tokens';
 import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
@@ -46,7 +46,8 @@ const BIG_INTEGER = /\d{16}/;
 /** The public service decodes any body as JSON whatever its Content-Type (curl -d sends a form type). */
 function decodeJsonBody(body: Buffer): unknown {
   if (body.length === 0) return undefined;
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw new HangarError(400, [`Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
+  const broken = jsonLimitBroken(body);
+  if (broken) throw new HangarError(400, [`Request decode failed: ${broken}`]);
   try {
     const text = utf8.decode(body);
     // A reviver slows every parse; only an integer of 16 digits or more can be beyond 2^53.
@@ -130,9 +131,12 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     app.addHook('preHandler', (req, _reply, done) => {
       try {
         const query = req.query as Record<string, unknown>;
-        if (typeof query.dc === 'string' && query.dc !== '' && query.dc !== LOCAL_DATACENTER) {
-          throw new HangarError(500, ['No path to datacenter']);
-        }
+        // Another datacenter: the public service's 500 (clients and consul-template tell it from a
+        // datacenter that is down by its text), before the body is decoded or anything else is read
+        // or written. A repeated `?dc=` counts by its first value, as Go's Query().Get reads it.
+        const dc = Array.isArray(query.dc) ? (query.dc[0] as unknown) : query.dc;
+        if (typeof dc === 'string' && dc !== '' && dc !== LOCAL_DATACENTER) throw new HangarError(500, ['No path to datacenter']);
+        if (dc !== query.dc) query.dc = dc;
         if (query.stale !== undefined && query.consistent !== undefined) {
           throw new HangarError(400, ['Cannot specify ?stale with ?consistent, conflicting semantics.']);
         }

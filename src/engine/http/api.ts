@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Engine } from '../engine';
@@ -59,6 +61,7 @@ export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<A
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    clientErrorHandler: (err, socket) => answerClientError(api, err as Error & { code?: string; rawPacket?: unknown }, socket),
   });
   registerJsonParser(app);
   // Other media types reach only streaming routes, as the raw request stream (no size limit);
@@ -181,6 +184,32 @@ function clientErrorMessage(error: FastifyError): string {
     default:
       return error.message;
   }
+}
+
+/** Requests Node's HTTP parser refuses before Fastify sees them: their status and message. */
+const PARSER_ERRORS: Readonly<Record<string, readonly [number, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, `Request line and headers are larger than ${maxHeaderSize} bytes`],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timeout'],
+};
+
+/**
+ * The answer to a request Node's HTTP parser refused (an oversized URL or header, a malformed request
+ * line, a timeout), in the API's envelope; the connection closes, as Node's own answer does. A
+ * response to HEAD has no body (a client reads none, and takes the body for the next response):
+ * the method is known only when the refused packet starts the request, and any other case gets no
+ * body either (Fastify's default answer always had one).
+ */
+function answerClientError<A, P>(api: ApiDefinition<A, P>, err: Error & { code?: string; rawPacket?: unknown }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = PARSER_ERRORS[err.code ?? ''] ?? [400, 'Malformed HTTP request'];
+  const method = Buffer.isBuffer(err.rawPacket) ? /^([A-Z]+) /.exec(err.rawPacket.toString('latin1', 0, 16))?.[1] : undefined;
+  const rendered = api.renderError(new HangarError(status, [message]));
+  const body = method && method !== 'HEAD' ? rendered.body : '';
+  const type = body ? `Content-Type: ${rendered.contentType}\r\n` : '';
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 function send(reply: FastifyReply, result: unknown): FastifyReply {

@@ -7,22 +7,28 @@ import { isContainer, markWellFormed } from './unicode';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Go's encoding/json (Vault, Consul) refuses JSON nested deeper than this ("exceeded max depth"). */
-export const MAX_JSON_DEPTH = 10_000;
+/**
+ * How deep arrays and objects may nest in a request body: Vault's default `max_json_depth` (500). No
+ * client of the three APIs sends more than a dozen levels, and every walk of request data (null
+ * dropping, Unicode checks, merge patches, audit hashing, JSON.stringify) stays far from the stack's end.
+ */
+export const MAX_JSON_DEPTH = 500;
+
+/** How many items one array or object of a request body may hold: Vault's `max_json_array_element_count` and `max_json_object_entry_count`. */
+export const MAX_JSON_WIDTH = 10_000;
 
 /**
- * True when arrays and objects in `body` nest deeper than `limit`, found by one pass over the bytes
- * before parsing: a 1 MiB body of 500,000 nested arrays would otherwise cost ~100 MB of heap.
+ * Why a JSON text breaks the limits (deeper than `MAX_JSON_DEPTH`, or an array or object of more
+ * than `MAX_JSON_WIDTH` items), or undefined. One pass over the bytes before parsing: a 1 MiB body
+ * of 500,000 nested arrays would otherwise cost ~100 MB of heap, and 300,000 items ~10 MB.
  */
-export function nestsDeeperThan(body: Buffer, limit: number): boolean {
-  if (body.length <= limit) return false;
-  // Only a body with more than `limit` opening brackets can: counted natively first (`indexOf`), since
-  // the byte loop below costs as much as parsing a large ordinary body (a transit batch, say).
-  let opening = 0;
-  for (const bracket of [0x5b, 0x7b]) {
-    for (let i = body.indexOf(bracket); i !== -1 && opening <= limit; i = body.indexOf(bracket, i + 1)) opening++;
-  }
-  if (opening <= limit) return false;
+export function jsonLimitBroken(body: Buffer, depthLimit = MAX_JSON_DEPTH, widthLimit = MAX_JSON_WIDTH): string | undefined {
+  // Only a body with more than `depthLimit` opening brackets or `widthLimit` commas can break them:
+  // counted natively first (`indexOf`), since the byte loop below costs as much as parsing a large
+  // ordinary body (a transit batch, say).
+  if (countUpTo(body, [0x5b, 0x7b], depthLimit + 1) <= depthLimit && countUpTo(body, [0x2c], widthLimit) < widthLimit) return undefined;
+  // Items per open container (commas seen at that depth); index 0 is the top level.
+  const commas = new Int32Array(depthLimit + 2);
   let depth = 0;
   let inString = false;
   for (let i = 0; i < body.length; i++) {
@@ -34,18 +40,41 @@ export function nestsDeeperThan(body: Buffer, limit: number): boolean {
     } else if (c === 0x22) {
       inString = true;
     } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > limit) return true;
+      if (++depth > depthLimit) return `nested deeper than ${depthLimit} levels`;
+      commas[depth] = 0;
     } else if (c === 0x5d || c === 0x7d) {
-      depth--;
+      if (depth > 0) depth--;
+    } else if (c === 0x2c && depth > 0 && ++commas[depth] >= widthLimit) {
+      return `an array or object holds more than ${widthLimit} items`;
     }
   }
-  return false;
+  return undefined;
+}
+
+/** How many of `bytes` occur in `body`, counting up to `stop` at most. */
+function countUpTo(body: Buffer, bytes: readonly number[], stop: number): number {
+  let count = 0;
+  for (const byte of bytes) {
+    for (let i = body.indexOf(byte); i !== -1 && count < stop; i = body.indexOf(byte, i + 1)) count++;
+  }
+  return count;
+}
+
+/**
+ * JSON text that arrives inside a request (ACL rules written as JSON),
+ * parsed under the same limits as a body; `fail` builds the error for a text that breaks them.
+ */
+export function parseJsonText(text: string, fail: (reason: string) => Error): unknown {
+  const broken = jsonLimitBroken(Buffer.from(text));
+  if (broken) throw fail(broken);
+  return JSON.parse(text);
 }
 
 /** Decodes a JSON body strictly: invalid UTF-8 is refused rather than silently replaced; empty is no body. */
 export function decodeJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
-  if (nestsDeeperThan(body, MAX_JSON_DEPTH)) throw badRequest(`Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`);
+  const broken = jsonLimitBroken(body);
+  if (broken) throw badRequest(`Request body is not valid JSON (${broken})`);
   let text: string;
   try {
     text = utf8.decode(body);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { invalid, notFound } from '../http/errors';
 import { renderMarkdown } from '../markdown';
-import { Db, UniqueViolation } from '../storage';
+import { allIn, Db, UniqueViolation } from '../storage';
 import { canRead, RegistryActor } from './access';
 import { findOwner, Owner } from './owners';
 import { ProviderRow, providersOf, RegistryApi } from './providers';
@@ -172,10 +172,7 @@ export async function serializeBoxList(db: Db, baseUrl: string, boxes: readonly 
 
 async function serializeCurrentVersions(db: Db, baseUrl: string, boxes: readonly { owner: Owner; box: BoxRow }[], api: RegistryApi) {
   const ids = boxes.map((b) => b.box.current_version_id).filter((id): id is string => id !== null);
-  const versions =
-    ids.length === 0
-      ? []
-      : await db.all<VersionRow>(`SELECT * FROM registry_versions WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  const versions = await allIn(ids, (placeholders, slice) => db.all<VersionRow>(`SELECT * FROM registry_versions WHERE id IN (${placeholders})`, slice));
   const providers = await providersOf(db, ids);
   // By id, not by searching the lists per box: a search page holds up to 100 boxes.
   const versionById = new Map(versions.map((v) => [v.id, v]));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChecksumType } from '../blobs/blob-store';
 import { HangarError, invalid } from '../http/errors';
-import { Db, UniqueViolation } from '../storage';
+import { allIn, Db, UniqueViolation } from '../storage';
 import type { BoxRow } from './boxes';
 import type { Owner } from './owners';
 import { touchBox, VersionRow } from './versions';
@@ -50,12 +50,15 @@ export function isReady(p: ProviderRow): boolean {
 }
 
 export async function providersOf(db: Db, versionIds: readonly string[]): Promise<ProviderRow[]> {
-  if (versionIds.length === 0) return [];
-  return db.all<ProviderRow>(
-    // The default architecture last within its name: Vagrant before 2.4 keeps the last entry of a name.
-    `SELECT * FROM registry_providers WHERE version_id IN (${versionIds.map(() => '?').join(', ')})
-     ORDER BY name_lower, default_architecture, architecture`,
-    versionIds,
+  // In slices (a box may have more versions than one statement takes variables); each version's
+  // providers come in one slice, in order.
+  return allIn(versionIds, (placeholders, slice) =>
+    db.all<ProviderRow>(
+      // The default architecture last within its name: Vagrant before 2.4 keeps the last entry of a name.
+      `SELECT * FROM registry_providers WHERE version_id IN (${placeholders})
+       ORDER BY name_lower, default_architecture, architecture`,
+      slice,
+    ),
   );
 }
 

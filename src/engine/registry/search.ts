@@ -1,4 +1,4 @@
-import { Db, SqlValue } from '../storage';
+import { allIn, Db, SqlValue } from '../storage';
 import { RegistryActor } from './access';
 import { BoxRow } from './boxes';
 import { Owner } from './owners';
@@ -41,12 +41,17 @@ async function byRarity(db: Db, words: readonly string[]): Promise<{ word: strin
   return counted.sort((a, b) => a.matches - b.matches);
 }
 
-/** The owners whose private boxes the actor sees: itself and its organizations (undefined: all, for the admin). */
-async function visibleOwnerIds(db: Db, actor: RegistryActor | undefined): Promise<string[] | undefined> {
-  if (!actor) return [];
+/**
+ * Which boxes the actor sees: public ones, and the private boxes of itself and its organizations
+ * (a subquery, not a list of ids: one SQL variable however many organizations); undefined: all, for the admin.
+ */
+function visibility(actor: RegistryActor | undefined): { sql: string; params: SqlValue[] } | undefined {
+  if (!actor) return { sql: 'b.is_private = 0', params: [] };
   if (actor.kind === 'admin') return undefined;
-  const orgs = await db.all<{ org_id: string }>('SELECT org_id FROM registry_memberships WHERE user_id = ?', [actor.user.id]);
-  return [actor.user.id, ...orgs.map((o) => o.org_id)];
+  return {
+    sql: '(b.is_private = 0 OR b.owner_id = ? OR b.owner_id IN (SELECT m.org_id FROM registry_memberships m WHERE m.user_id = ?))',
+    params: [actor.user.id, actor.user.id],
+  };
 }
 
 /**
@@ -70,10 +75,10 @@ export async function searchBoxes(
 ): Promise<{ owner: Owner; box: BoxRow }[]> {
   const where = ['b.current_version_id IS NOT NULL'];
   const params: SqlValue[] = [];
-  const owners = await visibleOwnerIds(db, actor);
-  if (owners) {
-    where.push(owners.length ? `(b.is_private = 0 OR b.owner_id IN (${owners.map(() => '?').join(', ')}))` : 'b.is_private = 0');
-    params.push(...owners);
+  const visible = visibility(actor);
+  if (visible) {
+    where.push(visible.sql);
+    params.push(...visible.params);
   }
   const terms = [...new Set(searchTerms(query.q ?? ''))].slice(0, 8);
   const direction = query.order === 'asc' ? 'ASC' : 'DESC';
@@ -83,6 +88,7 @@ export async function searchBoxes(
   let ids: string[] | undefined;
   if (terms.length > 0 || query.provider || query.architecture) {
     const matching = await matchingBoxIds(db, dialect, { words: terms, provider: query.provider, architecture: query.architecture }, COLLECT);
+    // At most COLLECT ids (matchingBoxIds answers undefined beyond): a bounded IN list, in one statement since it pages.
     if (matching) {
       ids = matching.length === 0 || offset >= matching.length ? [] : await pageOf(`b.id IN (${matching.map(() => '?').join(', ')})`, matching);
     }
@@ -153,9 +159,9 @@ export async function searchBoxes(
 /** The boxes and their owners of `ids`, in that order (two queries). */
 async function boxesById(db: Db, ids: readonly string[]): Promise<{ owner: Owner; box: BoxRow }[]> {
   if (ids.length === 0) return [];
-  const boxes = await db.all<BoxRow>(`SELECT * FROM registry_boxes WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+  const boxes = await allIn(ids, (placeholders, slice) => db.all<BoxRow>(`SELECT * FROM registry_boxes WHERE id IN (${placeholders})`, slice));
   const ownerIds = [...new Set(boxes.map((r) => r.owner_id))];
-  const owners = await db.all<Owner>(`SELECT * FROM registry_owners WHERE id IN (${ownerIds.map(() => '?').join(', ')})`, ownerIds);
+  const owners = await allIn(ownerIds, (placeholders, slice) => db.all<Owner>(`SELECT * FROM registry_owners WHERE id IN (${placeholders})`, slice));
   const boxById = new Map(boxes.map((b) => [b.id, b]));
   const ownerById = new Map(owners.map((o) => [o.id, o]));
   return ids.map((id) => boxById.get(id)!).map((box) => ({ owner: ownerById.get(box.owner_id)!, box }));

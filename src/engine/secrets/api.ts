@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
 import { badRequest, HangarError, ValidationError } from '../http/errors';
+import { decodeJson } from '../http/json-body';
 import { Reply, route } from '../http/routes';
 import { extractToken, SECRETS_TOKEN_SOURCES } from '../http/tokens';
 import { dispatch } from './core/request';
@@ -18,13 +19,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function parseLoose(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  if (trimmed.startsWith('{')) {
-    try {
-      return JSON.parse(trimmed);
-    } catch (err) {
-      throw badRequest(`Request body is not valid JSON: ${(err as Error).message}`);
-    }
-  }
+  // Decoded as a JSON body is, under the same limits (depth, width) and with the same messages.
+  if (trimmed.startsWith('{')) return decodeJson(Buffer.from(trimmed));
   return Object.fromEntries(new URLSearchParams(trimmed));
 }
 

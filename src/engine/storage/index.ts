@@ -7,6 +7,7 @@ import { Storage } from './types';
 
 export * from './types';
 export { UniqueViolation } from './errors';
+export { allIn, IN_LIST_MAX } from './in-list';
 
 export type StorageConfig =
   /** `writeLock`: shared by the threads of one server (`--workers`), see ThreadLock; one per file and thread when absent. */

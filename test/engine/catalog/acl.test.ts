@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CatalogServer, startCatalogServer } from './helpers';
+import { ROOT_TOKEN } from '../../helpers/server';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
 describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
@@ -174,6 +175,19 @@ describe.each(STORAGE_KINDS)('catalog ACL core (%s)', (kind) => {
     const dc = await s.root('GET', '/v1/acl/policies?dc=dc2');
     expect([dc.status, dc.text]).toEqual([500, 'No path to datacenter']);
     expect((await s.root('GET', '/v1/acl/policies?dc=dc1')).status).toBe(200);
+    // Issue 49: nothing else of such a request is processed: no write, whatever the body.
+    for (const [method, path, body] of [
+      ['PUT', '/v1/kv/dc-elsewhere?dc=dc2', 'value'],
+      ['PUT', '/v1/acl/policy?dc=dc2&dc=dc1', JSON.stringify({ Name: 'dc-elsewhere' })],
+      ['PUT', '/v1/catalog/register?dc=dc2', `${'['.repeat(5_000)}${']'.repeat(5_000)}`],
+      ['PUT', '/v1/session/create?dc=dc2', JSON.stringify({ Node: 'nowhere' })],
+    ]) {
+      const res = await s.call('catalog', method, path, { raw: body, headers: { 'x-consul-token': ROOT_TOKEN } });
+      expect({ path, status: res.status, text: res.text }).toEqual({ path, status: 500, text: 'No path to datacenter' });
+    }
+    expect((await s.root('GET', '/v1/kv/dc-elsewhere')).status).toBe(404);
+    expect((await s.root('GET', '/v1/acl/policy/name/dc-elsewhere')).status).toBe(404);
+    expect((await s.root('GET', '/v1/acl/policies?dc=dc1&dc=dc2')).status).toBe(200);
   });
 
   test('a change of a policy, a role, a token or a namespace default applies to the next request of a token in use', async () => {

@@ -147,6 +147,16 @@ describe.each(STORAGE_KINDS)('catalog: what the official clients send and expect
     expect(names(await s.root('GET', `/v1/catalog/nodes?filter=${encodeURIComponent('Meta.env == "test" or Node matches "^web"')}`))).toEqual(['db-2', 'web-1']);
     const bad = await s.root('GET', `/v1/catalog/nodes?filter=${encodeURIComponent('Meta.env ==')}`);
     expect([bad.status, bad.text]).toEqual([400, expect.stringMatching(/^Failed to create boolean expression evaluator/)]);
+    // Issue 49: the parser recursed per parenthesis and `not`, the evaluation per term of a chain.
+    const deep = await s.root('GET', `/v1/catalog/nodes?filter=${'('.repeat(5_000)}Node == "x"${')'.repeat(5_000)}`);
+    expect([deep.status, deep.text]).toEqual([400, expect.stringMatching(/^Failed to create boolean expression evaluator: nested deeper than 500 levels/)]);
+    const nots = await s.root('GET', `/v1/catalog/nodes?filter=${encodeURIComponent(`${'not '.repeat(1_000)}Node == "x"`)}`);
+    expect(nots.status).toBe(400);
+    const chain = (op: string) => encodeURIComponent(Array(300).fill('Node == "nobody"').join(` ${op} `) + ` ${op} Node == "db-2"`);
+    expect(names(await s.root('GET', `/v1/catalog/nodes?filter=${chain('or')}`))).toEqual(['db-2']);
+    expect(names(await s.root('GET', `/v1/catalog/nodes?filter=${chain('and')}`))).toEqual([]);
+    const rule = await s.root('PUT', '/v1/acl/binding-rule', { AuthMethod: 'nowhere', BindType: 'service', BindName: 'x', Selector: `${'('.repeat(5_000)}value.a == "x"${')'.repeat(5_000)}` });
+    expect(rule.status).toBe(400);
 
     expect((await s.root('GET', '/v1/catalog/services')).body).toMatchObject({ pg: ['primary', 'replica'] });
     expect((await s.root('GET', `/v1/catalog/services?filter=${encodeURIComponent('"primary" in ServiceTags')}`)).body).toEqual({ pg: ['primary'] });

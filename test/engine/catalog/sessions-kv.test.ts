@@ -39,6 +39,20 @@ describe.each(STORAGE_KINDS)('catalog nodes, sessions and KV locks (%s)', (kind)
     expect((await s.root('PUT', '/v1/catalog/register', { Node: 'x' })).text).toBe('Missing node address');
   });
 
+  // Issue 49: the checks went into one `IN (?, …)`, and more than 32,766 were a 500 "too many SQL variables".
+  test('a session names as many checks as a body may hold; more is a 400, never a 500', async () => {
+    await register('many', [{ CheckID: 'c1', Status: 'passing' }]);
+    const ids = Array.from({ length: 10_000 }, (_, i) => `c${i}`);
+    const all = await s.root('PUT', '/v1/session/create', { Node: 'many', NodeChecks: ids });
+    expect([all.status, all.text]).toEqual([400, "Missing check 'c0' registration"]);
+    const found = await s.root('PUT', '/v1/session/create', { Node: 'many', NodeChecks: ['c1', ...ids.slice(2)].reverse() });
+    expect([found.status, found.text]).toEqual([400, "Missing check 'c9999' registration"]);
+    const ok = await s.root('PUT', '/v1/session/create', { Node: 'many', NodeChecks: Array(9_000).fill('c1') });
+    expect(ok.status).toBe(200);
+    const over = await s.root('PUT', '/v1/session/create', { Node: 'many', NodeChecks: Array.from({ length: 40_000 }, (_, i) => `c${i}`) });
+    expect([over.status, over.text]).toEqual([400, 'Request decode failed: an array or object holds more than 10000 items']);
+  });
+
   test('a session has every field; LockDelay in nanoseconds; info, node, list; destroy is idempotent', async () => {
     const id = await session({ Node: 'n1', Name: 'web-lock', LockDelay: '30s', TTL: '20s', Behavior: 'delete' });
     const info = await s.root('GET', `/v1/session/info/${id}`);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { ApiName } from '../../../src/engine/http/api';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../../src/engine/http/json-body';
+import { jsonLimitBroken, MAX_JSON_DEPTH, MAX_JSON_WIDTH } from '../../../src/engine/http/json-body';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
 import { STORAGE_KINDS } from '../../helpers/storage';
 
@@ -66,20 +66,79 @@ describe.each(STORAGE_KINDS)('hardening: hostile input (%s)', (kind) => {
       expect(res.body.errors).toEqual(['body.0.0.0.0.0.….0.0.0.0.0: must be well-formed Unicode (it holds a lone UTF-16 surrogate)']);
     });
 
-    test("JSON nested deeper than Go's limit is refused before it is parsed, in all three APIs", async () => {
+    test("JSON nested deeper than Vault's max_json_depth is refused before it is parsed, in all three APIs", async () => {
       // 400,000 levels fit in 1 MiB; parsed, each such body held ~100 MB of heap while it was checked.
-      const deep = raw(`${'['.repeat(400_000)}${']'.repeat(400_000)}`);
-      const message = `Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`;
-      const secrets = await server.call('secrets', 'POST', '/v1/identity/group', deep);
-      const catalog = await server.call('catalog', 'PUT', '/v1/catalog/register', deep);
-      const registry = await server.call('registry', 'POST', '/api/v1/boxes', deep);
-      expect([secrets.status, secrets.body.errors]).toEqual([400, [message]]);
-      expect([catalog.status, catalog.text]).toEqual([400, `Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
-      expect([registry.status, registry.body.errors]).toEqual([400, [message]]);
+      for (const depth of [400_000, MAX_JSON_DEPTH + 1]) {
+        const deep = raw(`${'['.repeat(depth)}${']'.repeat(depth)}`);
+        const message = `Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`;
+        const secrets = await server.call('secrets', 'POST', '/v1/identity/group', deep);
+        const catalog = await server.call('catalog', 'PUT', '/v1/catalog/register', deep);
+        const registry = await server.call('registry', 'POST', '/api/v1/boxes', deep);
+        expect([secrets.status, secrets.body.errors]).toEqual([400, [message]]);
+        expect([catalog.status, catalog.text]).toEqual([400, `Request decode failed: nested deeper than ${MAX_JSON_DEPTH} levels`]);
+        expect([registry.status, registry.body.errors]).toEqual([400, [message]]);
+      }
       // Strings holding brackets do not count, and a body as deep as the limit is parsed.
-      expect(nestsDeeperThan(Buffer.from(`["${'['.repeat(20_000)}\\"["]`), MAX_JSON_DEPTH)).toBe(false);
-      expect(nestsDeeperThan(Buffer.from(`${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}`), MAX_JSON_DEPTH)).toBe(false);
-      expect(nestsDeeperThan(Buffer.from(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`), MAX_JSON_DEPTH)).toBe(true);
+      expect(jsonLimitBroken(Buffer.from(`["${'['.repeat(20_000)}\\"["]`))).toBeUndefined();
+      expect(jsonLimitBroken(Buffer.from(`${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}`))).toBeUndefined();
+      expect(jsonLimitBroken(Buffer.from(`${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${'}'.repeat(MAX_JSON_DEPTH + 1)}`))).toBe(`nested deeper than ${MAX_JSON_DEPTH} levels`);
+    });
+
+    // Issue 49: the pass that drops nulls recursed, and 4,000 nested objects overflowed the stack (500).
+    test('a secrets write as deep as the limit, nulls at every level, is stored, patched and read back', async () => {
+      const nest = (depth: number, leaf: unknown) => {
+        let v = leaf;
+        for (let i = 0; i < depth; i++) v = { a: v, gone: null };
+        return v;
+      };
+      // `{"data": ...}` is one level, KV v2's `data` object another.
+      const path = '/v1/secret/data/deep';
+      const write = await server.call('secrets', 'POST', path, { body: { data: nest(MAX_JSON_DEPTH - 2, 'leaf') }, headers: auth });
+      expect(write.status).toBe(200);
+      const patch = await server.call('secrets', 'PATCH', path, {
+        raw: JSON.stringify({ data: nest(MAX_JSON_DEPTH - 2, 'patched') }),
+        headers: { ...auth, 'content-type': 'application/merge-patch+json' },
+      });
+      expect(patch.status).toBe(200);
+      const read = await server.call('secrets', 'GET', path, { headers: auth });
+      let v = read.body.data.data;
+      for (let i = 0; i < MAX_JSON_DEPTH - 2; i++) v = v.a;
+      expect(v).toBe('patched');
+      const deeper = await server.call('secrets', 'POST', path, { body: { data: nest(4_000, 'leaf') }, headers: auth });
+      expect([deeper.status, deeper.body.errors]).toEqual([400, [`Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`]]);
+      // A form body holding JSON (curl -d) meets the same limit.
+      const form = await server.call('secrets', 'POST', path, { raw: JSON.stringify({ data: nest(4_000, 'leaf') }), headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' } });
+      expect([form.status, form.body.errors]).toEqual([400, [`Request body is not valid JSON (nested deeper than ${MAX_JSON_DEPTH} levels)`]]);
+    });
+
+    test("an array or object wider than Vault's max_json_array_element_count is refused, in all three APIs", async () => {
+      const wide = raw(JSON.stringify({ items: Array.from({ length: MAX_JSON_WIDTH + 1 }, () => 1) }));
+      const message = `Request body is not valid JSON (an array or object holds more than ${MAX_JSON_WIDTH} items)`;
+      const secrets = await server.call('secrets', 'POST', '/v1/identity/group', wide);
+      const catalog = await server.call('catalog', 'PUT', '/v1/catalog/register', wide);
+      const registry = await server.call('registry', 'POST', '/api/v1/boxes', wide);
+      expect([secrets.status, secrets.body.errors]).toEqual([400, [message]]);
+      expect([catalog.status, catalog.text]).toEqual([400, `Request decode failed: an array or object holds more than ${MAX_JSON_WIDTH} items`]);
+      expect([registry.status, registry.body.errors]).toEqual([400, [message]]);
+      const keys = Object.fromEntries(Array.from({ length: MAX_JSON_WIDTH + 1 }, (_, i) => [`k${i}`, 1]));
+      expect(jsonLimitBroken(Buffer.from(JSON.stringify(keys)))).toBe(`an array or object holds more than ${MAX_JSON_WIDTH} items`);
+      // Exactly the limit, and commas inside strings or spread over sibling containers, pass.
+      expect(jsonLimitBroken(Buffer.from(JSON.stringify(Array.from({ length: MAX_JSON_WIDTH }, () => 1))))).toBeUndefined();
+      expect(jsonLimitBroken(Buffer.from(JSON.stringify([','.repeat(MAX_JSON_WIDTH * 2)])))).toBeUndefined();
+      expect(jsonLimitBroken(Buffer.from(JSON.stringify([Array(6000).fill(1), Array(6000).fill(1)])))).toBeUndefined();
+    });
+
+    test('rules and policies nested deeper than the limit are a 400, in HCL and in JSON', async () => {
+      const hcl = `a = ${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      const labels = `key_prefix ${'"x" '.repeat(MAX_JSON_DEPTH + 1)}{ policy = "read" }`;
+      const json = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+      for (const Rules of [hcl, labels, json]) {
+        const res = await server.call('catalog', 'PUT', '/v1/acl/policy', { body: { Name: 'deep', Rules }, headers: auth });
+        expect([res.status, res.text]).toEqual([400, expect.stringMatching(new RegExp(`^Invalid Policy: Failed to parse ACL rules: .*nested deeper than ${MAX_JSON_DEPTH} levels`))]);
+      }
+      const policy = await server.call('secrets', 'PUT', '/v1/sys/policies/acl/deep', { body: { policy: `path "x" { capabilities = ${'['.repeat(100_000)}${']'.repeat(100_000)} }` }, headers: auth });
+      expect(policy.status).toBe(400);
+      expect(policy.body.errors.join(' ')).toMatch(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     });
   });
 

@@ -67,7 +67,7 @@ describe('hardening: in-memory tables stay bounded under hostile traffic', () =>
  * Issue 18: resident memory under hostile bodies (at and past the 1 MiB limit, 400,000-deep arrays,
  * invalid JSON and UTF-8, 8 KB paths, made-up tokens) against a `hangar server` process plateaus:
  * each round after the first ends within PLATEAU_MIB of the highest RSS before it, and the whole run
- * stays within GROWTH_MIB of the idle server. Before JSON nested deeper than Go's limit was refused
+ * stays within GROWTH_MIB of the idle server. Before JSON nested too deep (now: MAX_JSON_DEPTH) was refused
  * unparsed, RSS went from ~170 to ~600 MiB (docs/security.md, "Memory"; bench/hostile-memory.ts).
  */
 // RSS at a round's end moves with when V8 and malloc last gave memory back: in six runs of

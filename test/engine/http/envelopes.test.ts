@@ -1,3 +1,6 @@
+import { maxHeaderSize } from 'node:http';
+import { connect } from 'node:net';
+import { request } from 'undici';
 import { ApiName } from '../../../src/engine/http/api';
 import { captureLog, CapturedLog } from '../../helpers/log-capture';
 import { ROOT_TOKEN, startTestServer, TestServer } from '../../helpers/server';
@@ -40,10 +43,80 @@ describe.each(STORAGE_KINDS)('HTTP envelopes and token headers (%s)', (kind) => 
       ['secrets', '/v1/no/such/thing', (res: Response) => expect(res.body).toEqual({ errors: [expect.stringMatching(/^No such endpoint: GET \/v1\/no\/such\/thing$/)] })],
       ['catalog', '/v1/no/such/thing', (res: Response) => expect(res.text).toBe('No such endpoint: GET /v1/no/such/thing')],
     ] as const)('%s', async (api, path, check) => {
-      const res = await server.call(api, 'GET', `${path}?access_token=${ROOT_TOKEN}`);
+      // The secrets API checks the token first, as Vault does (403 without one): the root token in its header.
+      const res = await server.call(api, 'GET', `${path}?access_token=${ROOT_TOKEN}`, { headers: api === 'secrets' ? { 'x-vault-token': ROOT_TOKEN } : {} });
       expect(res.status).toBe(404);
       check(res);
       expect(res.text).not.toContain(ROOT_TOKEN);
+    });
+  });
+
+  // Issue 49: Node's parser refuses an oversized URL or header before Fastify; Fastify's answer had a
+  // body even for HEAD, which a client reads as the start of the next response.
+  describe('a request the HTTP parser refuses is answered in the envelope, without a body for HEAD', () => {
+    const paths: Record<ApiName, string> = { registry: '/api/v1/search', secrets: '/v1/sys/health', catalog: '/v1/status/leader' };
+    /** Sends `text` on a fresh socket and reads until the server closes it. */
+    const raw = (api: ApiName, text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(server.urls[api]);
+        const socket = connect(Number(url.port), url.hostname, () => socket.end(text));
+        let answer = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const bodyOf = (answer: string) => answer.slice(answer.indexOf('\r\n\r\n') + 4);
+
+    test.each(['registry', 'secrets', 'catalog'] as const)('%s', async (api) => {
+      const bigHeader = (method: string) => `${method} ${paths[api]} HTTP/1.1\r\nHost: x\r\nX-Filler: ${'h'.repeat(20_000)}\r\n\r\n`;
+      const longUrl = (method: string) => `${method} ${paths[api]}?q=${'u'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`;
+      for (const sent of [bigHeader('HEAD'), longUrl('HEAD')]) {
+        const answer = await raw(api, sent);
+        expect(answer).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+        expect(answer).toMatch(/\r\nContent-Length: 0\r\n/);
+        expect(bodyOf(answer)).toBe('');
+      }
+      // A request that starts in one packet and overflows in a later one: the method is unknown, so no body either.
+      const url = new URL(server.urls[api]);
+      const split = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          socket.write(`HEAD ${paths[api]} HTTP/1.1\r\nHost: x\r\n`);
+          setTimeout(() => socket.end(`X-Filler: ${'h'.repeat(20_000)}\r\n\r\n`), 50);
+        });
+        let answer = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (answer += chunk));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+      expect([split.slice(0, 12), bodyOf(split)]).toEqual(['HTTP/1.1 431', '']);
+      // GET gets the message in the API's envelope.
+      const get = await raw(api, bigHeader('GET'));
+      const message = `Request line and headers are larger than ${maxHeaderSize} bytes`;
+      const expected = {
+        registry: JSON.stringify({ errors: [message], success: false }),
+        secrets: JSON.stringify({ errors: [message] }),
+        catalog: message,
+      }[api];
+      expect([get.slice(0, 12), bodyOf(get)]).toEqual(['HTTP/1.1 431', expected]);
+      // Node's own client (undici) reads the HEAD answer, and the server still serves.
+      const viaClient = await request(`${server.urls[api]}${paths[api]}`, { method: 'HEAD', headers: { 'x-filler': 'h'.repeat(20_000) } });
+      expect(viaClient.statusCode).toBe(431);
+      expect(await viaClient.body.text()).toBe('');
+      expect((await server.call(api, 'GET', paths[api])).status).toBe(200);
+    });
+
+    test.each([
+      ['registry', '/api/v1/no/such/thing', 404],
+      ['secrets', '/v1/no/such/thing', 403],
+      ['secrets', '/v1/sys/health?list=true', 405],
+      ['catalog', '/v1/acl/token/self', 403],
+      ['catalog', '/v1/status/leader?dc=elsewhere', 500],
+    ] as const)('%s: HEAD %s answers %d without a body', async (api, path, status) => {
+      const res = await request(`${server.urls[api]}${path}`, { method: 'HEAD' });
+      expect(res.statusCode).toBe(status);
+      expect(await res.body.text()).toBe('');
     });
   });
 

@@ -66,6 +66,30 @@ describe('protocol', () => {
     expect(merge.status).toBe(405);
   });
 
+  // Issue 49: a 405 (or 404) before the token check told an anonymous caller which routes exist.
+  test('an unknown mount, path or operation is 403 without a token or the capability; 404 and 405 only past the ACL, as in Vault', async () => {
+    const readOnly = await s.tokenWith('path "test/*" { capabilities = ["read"] }\npath "nowhere/*" { capabilities = ["read"] }');
+    const deleter = await s.tokenWith('path "test/*" { capabilities = ["delete"] }');
+    const cases = [
+      ['GET', 'nowhere/x', 404, readOnly],
+      ['GET', 'test/nothing/here/at/all', 404, readOnly],
+      ['DELETE', 'test/creds/x', 405, deleter],
+      ['POST', 'test/nothing', 404, undefined],
+    ] as const;
+    for (const [method, path, status, allowed] of cases) {
+      for (const token of [null, 'not-a-token', await s.tokenWith(undefined), ...(allowed === deleter ? [readOnly] : [])]) {
+        const res = await s.v(method, path, undefined, token);
+        expect({ method, path, token, status: res.status, body: res.body }).toEqual({ method, path, token, status: 403, body: { errors: ['permission denied'] } });
+      }
+      for (const token of [ROOT_TOKEN, ...(allowed ? [allowed] : [])]) {
+        expect({ method, path, status: (await s.v(method, path, undefined, token)).status }).toEqual({ method, path, status });
+      }
+    }
+    // A path open to all answers its 405 to anyone, as Vault's unauthenticated paths do.
+    const health = await s.v('DELETE', 'sys/health', undefined, null);
+    expect([health.status, health.body]).toEqual([405, { errors: ['unsupported operation'] }]);
+  });
+
   test('LIST verb over a real socket, ?list=true, keep-alive afterwards', async () => {
     const viaVerb = await s.v('LIST', 'test/items');
     expect(viaVerb.status).toBe(200);

@@ -219,6 +219,9 @@ describe.each(STORAGE_KINDS)('auth/token (%s)', (kind) => {
     const before = await count();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ ttl: 'soon' }, /^ttl: "soon" is not a duration/],
+      // Issue 49 (found by the fuzz suite): the message's String(value) threw on this object, a 500.
+      [{ ttl: { toString: 0 } }, /^ttl: an object is not a duration/],
+      [{ ttl: [1] }, /^ttl: a list is not a duration/],
       [{ ttl: -5 }, /^ttl: must be at least 0/],
       [{ num_uses: -1 }, /^num_uses: must be 0/],
       [{ num_uses: 'x' }, /^num_uses/],

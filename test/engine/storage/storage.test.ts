@@ -7,7 +7,7 @@ import { createCounter, increment, newStorage, readCounter } from './fixtures/co
 import { sha256Hex } from '../../../src/engine/crypto';
 import { Engine } from '../../../src/engine/engine';
 import { ROOT_TOKEN_FILE } from '../../../src/engine/root-token';
-import { openStorage, Storage, StorageConfig } from '../../../src/engine/storage';
+import { allIn, IN_LIST_MAX, openStorage, Storage, StorageConfig } from '../../../src/engine/storage';
 import { UniqueViolation } from '../../../src/engine/storage/errors';
 import { MIGRATIONS } from '../../../src/engine/storage/migrations';
 import { PostgresStorage } from '../../../src/engine/storage/postgres/postgres-storage';
@@ -36,6 +36,18 @@ describe.each(STORAGE_KINDS)('storage (%s)', (kind) => {
   afterEach(async () => {
     for (const storage of opened) await storage.close();
     await fresh.cleanup();
+  });
+
+  // Issue 49: one `IN (?, …)` per value refused more than 32,766 values on SQLite (a 500).
+  test('allIn reads a list longer than a statement takes variables, in slices', async () => {
+    const storage = await open();
+    const values = Array.from({ length: 70_000 }, (_, i) => `box-${i}`);
+    await storage.tx((db) => db.run("INSERT INTO registry_owners (id, kind, username, username_lower, created_at, updated_at) VALUES ('box-5', 'user', 'u5', 'u5', 0, 0), ('box-69999', 'user', 'u9', 'u9', 0, 0)"));
+    const plain = storage.tx((db) => db.all(`SELECT id FROM registry_owners WHERE id IN (${values.map(() => '?').join(', ')})`, values), { readOnly: true });
+    await expect(plain).rejects.toThrow();
+    const rows = await storage.tx((db) => allIn(values, (placeholders, slice) => db.all<{ id: string }>(`SELECT id FROM registry_owners WHERE id IN (${placeholders})`, slice)), { readOnly: true });
+    expect(rows.map((r) => r.id)).toEqual(['box-5', 'box-69999']);
+    expect(IN_LIST_MAX).toBeLessThan(32_766);
   });
 
   describe('migrations', () => {

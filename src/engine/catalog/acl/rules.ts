@@ -6,6 +6,7 @@
  * The HCL subset is parsed by ../../hcl (its strict dialect).
  */
 import { parseHcl } from '../../hcl';
+import { parseJsonText } from '../../http/json-body';
 
 export type Access = 'read' | 'write' | 'deny' | 'list';
 
@@ -44,8 +45,9 @@ export function parseRules(source: string): ParsedRules {
   let generic: Record<string, unknown>;
   if (text.startsWith('{')) {
     try {
-      generic = JSON.parse(text) as Record<string, unknown>;
+      generic = parseJsonText(text, (reason) => new RulesError(`Failed to parse ACL rules: invalid JSON: ${reason}`)) as Record<string, unknown>;
     } catch (err) {
+      if (err instanceof RulesError) throw err;
       throw new RulesError(`Failed to parse ACL rules: invalid JSON: ${(err as Error).message}`);
     }
     if (!isObject(generic)) throw new RulesError('Failed to parse ACL rules: JSON rules must be an object');

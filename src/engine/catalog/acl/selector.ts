@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { MAX_JSON_DEPTH } from '../../http/json-body';
 
 /**
  * The public service's boolean expression language (go-bexpr): binding rule selectors, over the
@@ -83,6 +84,8 @@ function tokenize(source: string): Token[] {
 
 class Parser {
   private pos = 0;
+  /** Parentheses and `not`s open at this point: the parser recurses once per level, so their depth is bounded. */
+  private depth = 0;
 
   constructor(
     private readonly tokens: Token[],
@@ -129,19 +132,28 @@ class Parser {
 
   private unary(): Node {
     if (this.isWord('not') && !(this.isWord('in', 1) || this.isWord('contains', 1) || this.isWord('matches', 1))) {
+      this.enter();
       this.pos++;
-      return { op: 'not', inner: this.unary() };
+      const inner = this.unary();
+      this.depth--;
+      return { op: 'not', inner };
     }
     const t = this.peek();
     if (t?.kind === 'op' && t.text === '(') {
+      this.enter();
       this.pos++;
       const inner = this.or();
       const close = this.peek();
       if (close?.kind !== 'op' || close.text !== ')') this.fail('expected ")"');
       this.pos++;
+      this.depth--;
       return inner;
     }
     return this.match();
+  }
+
+  private enter(): void {
+    if (++this.depth > MAX_JSON_DEPTH) this.fail(`nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
 
   private match(): Node {
@@ -303,9 +315,20 @@ function lookup(path: readonly string[], subject: unknown): Found {
 function evaluate(node: Node, subject: unknown): boolean {
   switch (node.op) {
     case 'and':
-      return evaluate(node.left, subject) && evaluate(node.right, subject);
-    case 'or':
-      return evaluate(node.left, subject) || evaluate(node.right, subject);
+    case 'or': {
+      // `a and b and c …` parses into a tree as deep as the chain is long: its left spine is walked, not
+      // recursed into (a selector of 100,000 terms). `or` is true at the first true term, `and` false at the first false one.
+      const rights: Node[] = [];
+      let left: Node = node;
+      while (left.op === node.op) {
+        rights.push(left.right);
+        left = left.left;
+      }
+      const decisive = node.op === 'or';
+      if (evaluate(left, subject) === decisive) return decisive;
+      for (let i = rights.length - 1; i >= 0; i--) if (evaluate(rights[i], subject) === decisive) return decisive;
+      return !decisive;
+    }
     case 'not':
       return !evaluate(node.inner, subject);
     case 'empty': {

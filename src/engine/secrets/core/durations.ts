@@ -26,7 +26,9 @@ export function duration(min = 0) {
   return z.unknown().transform((value, ctx) => {
     const seconds = parseDuration(value);
     if (seconds === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${String(value)}" is not a duration: use integer seconds or a string such as "30m" or "1h"` });
+      // Not String(value): an object's own `toString` (`{"toString": 0}`) would throw (a 500).
+      const given = typeof value === 'string' || typeof value === 'number' ? `"${value}"` : Array.isArray(value) ? 'a list' : value === null ? 'null' : `a${typeof value === 'object' ? 'n object' : ` ${typeof value}`}`;
+      ctx.addIssue({ code: 'custom', message: `${given} is not a duration: use integer seconds or a string such as "30m" or "1h"` });
       return z.NEVER;
     }
     if (seconds < min) {

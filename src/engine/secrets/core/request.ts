@@ -109,19 +109,33 @@ function matchSegments(want: readonly string[], have: readonly string[]): Record
   return want.length === have.length ? params : undefined;
 }
 
-/** The route of a mount that serves a relative path and operation, or a 404/405. */
-function findRoute(type: EngineType, mount: MountEntry, rel: string, op: Operation | 'write'): { route: EngineRoute; params: Record<string, string> } {
+type RouteMatch =
+  | { readonly route: EngineRoute; readonly params: Record<string, string> }
+  /** No route serves the request: its 404 or 405, and whether a route of that path is open to callers without a token. */
+  | { readonly refusal: HangarError; readonly open: boolean };
+
+/** The route of a mount that serves a relative path and operation, or the 404/405 to answer. */
+function matchRoute(type: EngineType, mount: MountEntry, rel: string, op: Operation | 'write'): RouteMatch {
   let pathMatched = false;
+  let open = false;
   const have = segmentsOf(rel);
   for (const route of type.routesFor?.(mount) ?? type.routes) {
     const params = matchSegments(patternSegments(route.pattern), have);
     if (!params) continue;
     pathMatched = true;
+    open ||= route.unauthenticated === true;
     const handles = op === 'write' ? route.write ?? route.create ?? route.update : route[op];
     if (handles) return { route, params };
   }
-  if (pathMatched) throw new HangarError(405, ['unsupported operation']);
-  throw new HangarError(404, [`unsupported path: ${rel || '/'}`]);
+  if (pathMatched) return { refusal: new HangarError(405, ['unsupported operation']), open };
+  return { refusal: new HangarError(404, [`unsupported path: ${rel || '/'}`]), open: false };
+}
+
+/** The route of a mount that serves a relative path and operation; throws its 404/405. */
+function findRoute(type: EngineType, mount: MountEntry, rel: string, op: Operation | 'write'): { route: EngineRoute; params: Record<string, string> } {
+  const match = matchRoute(type, mount, rel, op);
+  if ('refusal' in match) throw match.refusal;
+  return match;
 }
 
 function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
@@ -201,12 +215,17 @@ async function dispatchPlanned(core: SecretsCore, incoming: IncomingRequest, tra
   const makePlan = async (db: Db): Promise<Plan> => {
     const now = clock.now();
     const mount = await core.mounts.resolve(db, path);
-    // The same message as the other APIs' unknown endpoints (engine/http/api.ts).
-    if (!mount) throw new HangarError(404, [`No such endpoint: ${req.method} /v1/${path}`]);
-    const type = core.engineType(mount.kind, mount.type);
-    if (!type) throw new HangarError(404, [`no handler for route "${path}": engine type "${mount.type}" is not available`]);
+    const type = mount && core.engineType(mount.kind, mount.type);
+    if (!mount || !type) {
+      // An unknown mount has the same message as the other APIs' unknown endpoints (engine/http/api.ts).
+      const message = mount ? `no handler for route "${path}": engine type "${mount.type}" is not available` : `No such endpoint: ${req.method} /v1/${path}`;
+      const refusal = new HangarError(404, [message]);
+      throw await refusalAfterPermission(core, db, req, now, path, op0, { refusal, open: false });
+    }
     const rel = relativePath(mount, path);
-    const { route, params } = findRoute(type, mount, rel, op0);
+    const match = matchRoute(type, mount, rel, op0);
+    if ('refusal' in match) throw await refusalAfterPermission(core, db, req, now, path, op0, match);
+    const { route, params } = match;
     const anonymous = route.unauthenticated && !(route.optionalToken && (req.token || req.localAdmin));
     const caller = anonymous ? undefined : await authenticate(core, db, req, now, refusalFor(path, req.body));
     let operation: Operation = op0 === 'write' ? 'update' : op0;
@@ -350,15 +369,24 @@ function checkMergePatch(req: IncomingRequest): unknown {
 /**
  * JSON `null` means "not given" (Vault's clients send `"config": null`, `"increment": null` for
  * unset struct fields): dropped from objects, at any depth, before the ACL and validation see them.
+ * Arrays are kept as they are. Iterative, not recursive: however deep a body nests, no stack overflows.
  */
 export function withoutNulls(value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || Buffer.isBuffer(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    // defineProperty: a key named `__proto__` stays a plain key.
-    if (v !== null) Object.defineProperty(out, k, { value: withoutNulls(v), enumerable: true, writable: true, configurable: true });
+  const isObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
+  if (!isObject(value)) return value;
+  const root: Record<string, unknown> = {};
+  const pending: Array<[object, Record<string, unknown>]> = [[value, root]];
+  while (pending.length > 0) {
+    const [from, to] = pending.pop()!;
+    for (const [k, v] of Object.entries(from)) {
+      if (v === null) continue;
+      let copy = v;
+      if (isObject(v)) pending.push([v, (copy = {})]);
+      // defineProperty: a key named `__proto__` stays a plain key.
+      Object.defineProperty(to, k, { value: copy, enumerable: true, writable: true, configurable: true });
+    }
   }
-  return out;
+  return root;
 }
 
 function withoutList(query: Record<string, string>): Record<string, string> {
@@ -427,6 +455,30 @@ async function authenticate(core: SecretsCore, db: Db, req: IncomingRequest, now
   const found = token ? await core.tokenEntry(db, token, now) : undefined;
   if (!token || !found || !ipAllowed(req.ip, found.entry.boundCidrs)) throw refusal();
   return { token, ...found };
+}
+
+/**
+ * The 404 or 405 of a request no route serves, once the caller has shown a token whose policies
+ * allow the operation on the path: Vault checks the token and the ACL before it routes, so a caller
+ * without them gets 403 and learns nothing of which mounts, paths and operations exist. Paths open
+ * to all (sys/health, a login) answer their 405 to anyone, as there.
+ */
+async function refusalAfterPermission(
+  core: SecretsCore,
+  db: Db,
+  req: IncomingRequest,
+  now: number,
+  path: string,
+  op: Operation | 'write',
+  match: { readonly refusal: HangarError; readonly open: boolean },
+): Promise<HangarError> {
+  if (match.open) return match.refusal;
+  const caller = await authenticate(core, db, req, now);
+  const acl = await core.acl(db, caller.entry, caller.root);
+  const aclPath = op === 'list' ? `${path.replace(/\/+$/, '')}/` : path.replace(/\/+$/, '');
+  // A write: either capability (no route tells whether it would create or update).
+  const allowed = op === 'write' ? acl.allows(aclPath, 'update') || acl.allows(aclPath, 'create') : acl.allows(aclPath, op);
+  return allowed ? match.refusal : permissionDenied();
 }
 
 async function revokeAfterLastUse(core: SecretsCore, idHash: string): Promise<void> {

@@ -96,14 +96,15 @@ function storeError(name: string, e: unknown, ...passwords: string[]): Error {
 
 export async function sqlPut(mount: MountEntry, name: string, store: Store, transformation: string, records: readonly TokenRecord[]): Promise<void> {
   if (records.length === 0) return;
-  const params: unknown[] = [];
-  const rows = records.map((r, i) => {
-    params.push(transformation, r.hash, r.ciphertext, r.expireAt || null, Date.now());
-    const b = i * 5;
-    return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5})`;
-  });
+  // One statement of five parameters whatever the batch: the columns travel as arrays (a parameter per
+  // row and column would grow with the batch towards PostgreSQL's 65,535).
+  const params = [transformation, records.map((r) => r.hash), records.map((r) => r.ciphertext), records.map((r) => r.expireAt || null), Date.now()];
   try {
-    await poolFor(mount, name, store).query(`INSERT INTO ${table(store)} (transformation, token_hash, ciphertext, expire_at, created_at) VALUES ${rows.join(', ')}`, params);
+    await poolFor(mount, name, store).query(
+      `INSERT INTO ${table(store)} (transformation, token_hash, ciphertext, expire_at, created_at)
+       SELECT $1, r.token_hash, r.ciphertext, r.expire_at, $5 FROM unnest($2::text[], $3::text[], $4::bigint[]) AS r(token_hash, ciphertext, expire_at)`,
+      params,
+    );
   } catch (e) {
     throw storeError(name, e, store.password);
   }
