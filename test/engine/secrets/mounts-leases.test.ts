@@ -74,6 +74,14 @@ describe.each(STORAGE_KINDS)('sys/mounts and sys/auth (%s)', (kind) => {
     expect((await s.v('DELETE', 'sys/mounts/team/kv')).status).toBe(204);
   });
 
+  test('`generic`, the public service\'s older name of kv, mounts kv and reads back as generic', async () => {
+    expect((await s.v('POST', 'sys/mounts/old-generic', { type: 'generic' })).status).toBe(204);
+    expect((await s.v('GET', 'sys/mounts/old-generic')).body.data).toMatchObject({ type: 'generic' });
+    expect((await s.v('PUT', 'old-generic/app', { password: 'p' })).status).toBe(204);
+    expect((await s.v('GET', 'old-generic/app')).body.data).toEqual({ password: 'p' });
+    expect((await s.v('DELETE', 'sys/mounts/old-generic')).status).toBe(204);
+  });
+
   test('bad mount requests: clear errors, nothing mounted', async () => {
     const before = Object.keys((await s.v('GET', 'sys/mounts')).body.data);
     const cases: Array<[string, unknown, RegExp]> = [

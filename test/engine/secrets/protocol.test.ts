@@ -157,6 +157,19 @@ describe('protocol', () => {
     }
   });
 
+  test('sys/plugins/reload/backend: checked as Vault checks it, answered with a reload_id (nothing to restart)', async () => {
+    const ok = await s.v('PUT', 'sys/plugins/reload/backend', { mounts: ['cubbyhole/'] });
+    expect([ok.status, ok.body.data]).toEqual([200, { reload_id: expect.any(String) }]);
+    expect((await s.v('PUT', 'sys/plugins/reload/backend', { plugin: 'transit' })).status).toBe(200);
+    const refusals: [Record<string, unknown>, string][] = [
+      [{}, 'plugin or mounts must be provided'],
+      [{ plugin: 'transit', mounts: 'cubbyhole' }, 'plugin and mounts cannot be set at the same time'],
+      [{ plugin: 'transit', scope: 'cluster' }, "reload scope must be omitted or 'global'"],
+      [{ mounts: 'nowhere/' }, 'cannot fetch mount entry on "nowhere/"'],
+    ];
+    for (const [body, message] of refusals) expect((await s.v('PUT', 'sys/plugins/reload/backend', body)).body).toEqual({ errors: [message] });
+  });
+
   test('paths are percent-decoded; a broken encoding is a 400', async () => {
     await s.v('PUT', 'test/items/with%20space', { value: 's' });
     expect((await s.v('LIST', 'test/items')).body.data.keys).toContain('with space');

@@ -12,6 +12,12 @@ import { groupPolicies } from '../identity/store';
 /** How many rows one round of the expiry job handles per kind. */
 const BATCH = 100;
 
+/**
+ * Older names Vault still mounts under (its mountAliases): the mount keeps the name it was given
+ * (reads show `generic`, as Vault's do), the engine is the one aliased.
+ */
+const SECRETS_TYPE_ALIASES: Readonly<Record<string, string>> = { generic: 'kv' };
+
 /** A lease marked for revocation, as read in the transaction that marked it, and its mount. */
 export interface OpenedLease {
   readonly lease: LeaseRecord;
@@ -51,7 +57,7 @@ export class SecretsCore {
   }
 
   engineType(kind: 'secret' | 'auth', type: string): EngineType | undefined {
-    return this.types.get(`${kind}:${type}`);
+    return this.types.get(`${kind}:${(kind === 'secret' && SECRETS_TYPE_ALIASES[type]) || type}`);
   }
 
   typeNames(kind: 'secret' | 'auth'): string[] {

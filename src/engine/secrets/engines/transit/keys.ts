@@ -15,8 +15,11 @@ const CreateBody = z.object({
   exportable: flexibleBoolean.optional(),
   allow_plaintext_backup: flexibleBoolean.optional(),
   auto_rotate_period: duration().optional(),
-  // Vault: 32 to 512 bytes (HmacMinKeySize, HmacMaxKeySize).
-  key_size: flexibleInt.pipe(z.number().int().min(32, 'must be 32 to 512 bytes').max(512, 'must be 32 to 512 bytes')).optional(),
+  // Vault: 32 to 512 bytes (HmacMinKeySize, HmacMaxKeySize); 0 is "not given" (its Terraform provider sends 0).
+  key_size: flexibleInt
+    .pipe(z.number().int().refine((n) => n === 0 || (n >= 32 && n <= 512), 'must be 32 to 512 bytes'))
+    .transform((n) => (n === 0 ? undefined : n))
+    .optional(),
 });
 const ConfigBody = z.object({
   min_decryption_version: keyVersion.optional(),
