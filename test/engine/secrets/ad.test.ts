@@ -55,8 +55,6 @@ run('directory accounts engine (ad)', () => {
         length: 64,
         formatter: '',
         url: 'ldap://127.0.0.1',
-        case_sensitive_names: false,
-        request_timeout: 90,
         starttls: false,
         insecure_tls: false,
         certificate: '',
@@ -66,9 +64,12 @@ run('directory accounts engine (ad)', () => {
         last_rotation_tolerance: 5,
         tls_min_version: 'tls12',
         tls_max_version: 'tls12',
-        schema: 'ad',
       });
       expect(read.text).not.toContain('wrong');
+      // Hangar's own settings (not the public plugin's) read back when a write gave them.
+      expect((await s.v('POST', 'adc/config', { binddn: 'cn=x', bindpass: 'wrong', request_timeout: 30, schema: 'openldap' })).status).toBe(204);
+      expect((await s.v('GET', 'adc/config')).body.data).toMatchObject({ request_timeout: 30, schema: 'openldap' });
+      expect((await s.v('POST', 'adc/config', { binddn: 'cn=x', bindpass: 'wrong' })).status).toBe(204);
       const bad: Array<[Record<string, unknown>, RegExp]> = [
         [{ bindpass: 'x' }, /binddn is required/],
         [{ binddn: 'cn=x' }, /bindpass is required/],

@@ -41,6 +41,8 @@ export interface AdConfig extends DirectoryConfig {
   readonly last_rotation_tolerance: number;
   /** The directory's dialect: `ad` (unicodePwd, pwdLastSet, UPN) or `openldap` (userPassword, pwdChangedTime). */
   readonly schema: 'ad' | 'openldap';
+  /** Which of Hangar's own settings the last write gave (absent in configs written before: all shown). */
+  readonly own_given?: readonly string[];
 }
 
 const DEFAULTS: Omit<AdConfig, 'binddn' | 'bindpass'> = {
@@ -87,9 +89,17 @@ function check(c: AdConfig): void {
   checkConnection(c);
 }
 
-/** What a read shows: every setting but the bind password. */
+/** Hangar's settings beyond the public ad plugin's: reads show them only when the write gave them. */
+const OWN_SETTINGS = ['request_timeout', 'case_sensitive_names', 'schema'] as const;
+
+/**
+ * What a read shows: every setting the public ad plugin returns (never the bind password), and
+ * those of Hangar's own settings that were written: a tool that never sent them (the public
+ * service's Terraform provider) must not read a value it would then plan to remove.
+ */
 function shown(c: AdConfig): Record<string, unknown> {
-  const { bindpass: _secret, pending: _pending, root_rotated_at: _at, ...rest } = c;
+  const { bindpass: _secret, pending: _pending, root_rotated_at: _at, own_given: given, ...rest } = c;
+  for (const key of OWN_SETTINGS) if (given && !given.includes(key)) delete (rest as Partial<typeof rest>)[key];
   return rest;
 }
 
@@ -108,7 +118,7 @@ export const configRoutes: EngineRoute[] = [
       const given = Object.fromEntries(Object.entries(req.body).filter(([, v]) => v !== undefined));
       const config = { ...DEFAULTS, binddn: '', bindpass: '', ...given } as AdConfig;
       check(config);
-      await req.store.put('config', config);
+      await req.store.put('config', { ...config, own_given: OWN_SETTINGS.filter((k) => k in given) });
       return undefined;
     },
     delete: async (req) => {
