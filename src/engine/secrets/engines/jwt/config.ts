@@ -206,7 +206,8 @@ export const configRoutes: EngineRoute[] = [
       const c = await readConfig(req);
       if (!c) throw missing();
       const { oidc_client_secret: _secret, ...shown } = c;
-      return { data: { ...shown, oidc_response_mode: c.oidc_response_mode || 'query', oidc_response_types: c.oidc_response_types.length ? c.oidc_response_types : ['code'] } };
+      // As stored: an unset response mode and types read "" and [] (the public plugin's), though they act as query and code.
+      return { data: shown };
     },
     write: writeConfig,
   },
