@@ -94,6 +94,20 @@ describe.each(STORAGE_KINDS)('identity groups and the groups claim (%s)', (kind)
     expect((await s.v('GET', `identity/group/id/${adminsId}`)).body.data.alias).toMatchObject({ id: aliasId, name: 'Admins' });
     expect((await s.v('LIST', 'identity/group-alias/id')).body.data.keys).toEqual([aliasId]);
 
+    // identity/lookup/group: by id, name, alias id, or alias name and mount accessor; none found is no content.
+    for (const body of [{ id: adminsId }, { name: 'admins' }, { alias_id: aliasId }, { alias_name: 'Admins', alias_mount_accessor: accessor }]) {
+      const found = await s.v('POST', 'identity/lookup/group', body);
+      expect([found.status, found.body.data.id]).toEqual([200, adminsId]);
+    }
+    expect((await s.v('POST', 'identity/lookup/group', { name: 'nobody' })).status).toBe(204);
+    for (const [body, message] of [
+      [{}, 'query parameters not supplied'],
+      [{ id: adminsId, name: 'admins' }, 'query parameter conflict; please supply distinct set of query parameters'],
+      [{ alias_name: 'Admins' }, "both 'alias_name' and 'alias_mount_accessor' needs to be set"],
+    ] as const) {
+      expect((await s.v('POST', 'identity/lookup/group', body)).body).toEqual({ errors: [message] });
+    }
+
     const internal = (await s.v('POST', 'identity/group', { name: 'internal-one' })).body.data.id;
     const spare = (await s.v('POST', 'identity/group', { name: 'spare', type: 'external' })).body.data.id;
     const tokenAccessor = (await s.v('GET', 'sys/auth')).body.data['token/'].accessor;

@@ -37,7 +37,38 @@ const AliasBody = z.object({
 });
 type AliasBody = z.infer<typeof AliasBody>;
 
+const LookupBody = z.object({
+  id: z.string().max(NAME_MAX).optional(),
+  name: z.string().max(NAME_MAX).optional(),
+  alias_id: z.string().max(NAME_MAX).optional(),
+  alias_name: z.string().max(NAME_MAX).optional(),
+  alias_mount_accessor: z.string().max(NAME_MAX).optional(),
+});
+type LookupBody = z.infer<typeof LookupBody>;
+
 const identity = (req: SecretsRequest) => new IdentityStore(req.store);
+
+/**
+ * `identity/lookup/group`: one group by `id`, `name`, `alias_id`, or `alias_name` with
+ * `alias_mount_accessor`, with Vault's refusals; no content when none matches.
+ */
+async function lookupGroup(req: SecretsRequest<LookupBody>): Promise<SecretsResponse | undefined> {
+  const b = req.body;
+  const given = (['id', 'name', 'alias_id', 'alias_name', 'alias_mount_accessor'] as const).filter((k) => b[k]);
+  if (given.length === 0) throw badInput('query parameters not supplied');
+  const byAlias = b.alias_name && b.alias_mount_accessor;
+  if (given.length > 1 && !(given.length === 2 && byAlias)) throw badInput('query parameter conflict; please supply distinct set of query parameters');
+  if (given.length === 1 && (b.alias_name || b.alias_mount_accessor)) throw badInput("both 'alias_name' and 'alias_mount_accessor' needs to be set");
+  const store = identity(req);
+  let group: Group | undefined;
+  if (b.id) group = await store.group(b.id);
+  else if (b.name) group = await store.groupByName(b.name);
+  else {
+    const alias = b.alias_id ? await store.alias(b.alias_id) : await store.aliasByName(b.alias_mount_accessor!, b.alias_name!);
+    if (alias) group = await store.group(alias.canonicalId);
+  }
+  return group ? { data: await groupData(req, group) } : undefined;
+}
 
 function groupPolicyNames(policies: readonly string[]): string[] {
   const out = new Set<string>();
@@ -201,6 +232,7 @@ async function listAliases(req: SecretsRequest): Promise<SecretsResponse> {
 }
 
 const routes: EngineRoute[] = [
+  { pattern: 'lookup/group', body: LookupBody, readOnly: true, write: lookupGroup },
   {
     pattern: 'group',
     body: GroupBody,
