@@ -1,4 +1,5 @@
 import { startSecrets, SecretsTestServer } from './helpers';
+import { newKey, sign } from './jwt-helpers';
 import { parseLdif } from '../../../src/engine/secrets/engines/directory/ldif';
 import { storedText } from '../../helpers/raw-db';
 import { adAccount, haveSlapd, openldapAccount, racfAccount, Slapd, startSlapd } from '../../helpers/slapd';
@@ -334,6 +335,15 @@ run('ldap secrets engine', () => {
       // Without the rollback, the first entry would remain.
       expect(await ldap.attribute(uidDn('rb-rb'), 'uid')).toBeUndefined();
       expect((await s.v('GET', 'ldap/creds/ghost')).status).toBe(404);
+      // A display name with a line break (a JWT login's, from its claim) never reaches the LDIF.
+      const key = await newKey('ldif');
+      expect((await s.v('POST', 'auth/jwt/config', { jwt_validation_pubkeys: [key.publicPem] })).status).toBe(204);
+      await s.v('POST', 'sys/policies/acl/ldap-creds', { policy: 'path "ldap/creds/*" { capabilities = ["read"] }' });
+      await s.v('POST', 'auth/jwt/role/ldif', { role_type: 'jwt', user_claim: 'sub', bound_audiences: ['hangar'], token_policies: 'ldap-creds' });
+      const jwt = await sign(key, { sub: `x\ndn: cn=injected,${ldap.suffix}`, aud: 'hangar' }, s.clock.now());
+      const login = (await s.v('POST', 'auth/jwt/login', { role: 'ldif', jwt }, null)).body.auth.client_token;
+      const injected = await s.v('GET', 'ldap/creds/rb', undefined, login);
+      expect([injected.status, injected.body.errors[0]]).toEqual([400, 'DisplayName contains a line break and cannot go into an LDIF template']);
 
       const stored = await storedText(s.engine.storage, s.dataDir);
       for (const secret of [password, second.password]) expect(stored).not.toContain(secret);

@@ -59,6 +59,11 @@ function decodeBase64(text: string): string {
 }
 
 function templateData(fields: Pick<TemplateData, 'Username' | 'Password' | 'DisplayName' | 'RoleName'>, now: number, ttl: number): TemplateData {
+  // A line break in a value (a JWT login's display name comes from a claim) would add LDIF lines of
+  // the caller's choosing: refused, where the public service renders it as it is.
+  for (const [field, value] of Object.entries(fields)) {
+    if (/[\r\n]/.test(value)) throw badInput(`${field} contains a line break and cannot go into an LDIF template`);
+  }
   const exp = now + ttl * 1000;
   const rfc = (ms: number) => rfc3339(Math.floor(ms / 1000) * 1000);
   return {
