@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { LOCAL_ADMIN_HEADER } from '../engine';
 import { ApiDefinition } from '../http/api';
 import { badRequest, HangarError, ValidationError } from '../http/errors';
-import { decodeJson } from '../http/json-body';
+import { decodeJson, JSON_TYPE } from '../http/json-body';
 import { Reply, route } from '../http/routes';
 import { extractToken, SECRETS_TOKEN_SOURCES } from '../http/tokens';
 import { dispatch } from './core/request';
@@ -26,6 +26,12 @@ function parseLoose(text: string): unknown {
 
 function setup(app: FastifyInstance): void {
   acceptListVerb(app.server);
+  // Vault sends JSON as bare `application/json`, and hvac reads an error's `errors` only from exactly
+  // that type; Fastify gives every JSON answer a charset, taken off here.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    if (reply.getHeader('content-type') === JSON_TYPE) reply.header('content-type', 'application/json');
+    done(null, payload);
+  });
   // Other types (none, text/plain) are JSON through the shared parsers (engine/http/json-body.ts).
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'buffer' }, (_req, body: Buffer, done) => {
     try {

@@ -292,3 +292,10 @@ def test_token_display_name_and_issue_time(client):
     issued = datetime.fromisoformat(data["issue_time"].replace("Z", "+00:00"))
     expires = datetime.fromisoformat(data["expire_time"].replace("Z", "+00:00"))
     assert (expires - issued).total_seconds() == 3600
+
+
+def test_error_messages_reach_the_exception(client):
+    # hvac parses an error body only when its Content-Type is exactly application/json (as Vault sends it).
+    with pytest.raises(hvac.exceptions.InvalidRequest) as raised:
+        client.sys.enable_secrets_engine("no-such-engine", path="hvac-errors")
+    assert raised.value.errors and raised.value.errors[0].startswith("plugin not found in the catalog: no-such-engine")

@@ -170,6 +170,11 @@ describe('protocol', () => {
     for (const [body, message] of refusals) expect((await s.v('PUT', 'sys/plugins/reload/backend', body)).body).toEqual({ errors: [message] });
   });
 
+  test('JSON answers carry Vault\'s bare application/json, errors included (hvac parses no other)', async () => {
+    expect((await s.v('GET', 'sys/mounts')).headers['content-type']).toBe('application/json');
+    expect((await s.v('GET', 'sys/mounts', undefined, null)).headers['content-type']).toBe('application/json');
+  });
+
   test('paths are percent-decoded; a broken encoding is a 400', async () => {
     await s.v('PUT', 'test/items/with%20space', { value: 's' });
     expect((await s.v('LIST', 'test/items')).body.data.keys).toContain('with space');
