@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LdapConfig, newPassword, readConfig } from './config';
-import { ldapName } from './names';
+import { ldapName, roleLookups } from './names';
 import { HangarError } from '../../../http/errors';
 import { duration, rfc3339 } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
@@ -195,14 +195,7 @@ export const dynamicRoleRoutes: EngineRoute[] = [
   {
     pattern: 'role/*name',
     body: RoleBody,
-    exists: async (req) => {
-      try {
-        return await req.store.exists(key(roleName(req)));
-      } catch {
-        return false;
-      }
-    },
-    list: (req) => listResponse(req.store, `${key(req.params.name.toLowerCase())}/`, true),
+    ...roleLookups('role'),
     read: async (req) => {
       const role = await req.store.get<DynamicRole>(key(roleName(req)));
       if (!role) throw missing();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LdapConfig, newPassword, readConfig, requireConfig } from './config';
-import { ldapName } from './names';
+import { ldapName, roleLookups } from './names';
 import type { Engine } from '../../../engine';
 import type { SecretsCore } from '../../core/core';
 import { duration, flexibleBoolean, rfc3339, secondsLeft } from '../../core/durations';
@@ -221,14 +221,7 @@ export const staticRoleRoutes: EngineRoute[] = [
     pattern: 'static-role/*name',
     body: StaticBody,
     ownTransactions: ['create', 'update'],
-    exists: async (req) => {
-      try {
-        return await req.store.exists(key(roleName(req)));
-      } catch {
-        return false;
-      }
-    },
-    list: (req) => listResponse(req.store, `${key(req.params.name.toLowerCase())}/`, true),
+    ...roleLookups('static-role'),
     read: async (req) => {
       const role = await req.store.get<StaticRole>(key(roleName(req)));
       if (!role) throw missing();
