@@ -67,6 +67,8 @@ const project = new cdktf.ConstructLibraryCdktf({
     '@peculiar/asn1-rsa@^2',
     'asn1js@^3',
     'mysql2@^3',
+    // database: the cron schedules of static roles (rotation_schedule), read as Vault's standard 5-field parser does
+    'croner@^10',
     'ldapts@^9',
     'sshpk@^1',
     '@types/sshpk',

@@ -1,7 +1,10 @@
 # vault_database_secrets_mount, from the provider's documentation: its PostgreSQL connection and
 # role against the harness's PostgreSQL (no SQL Server here; plugin_version, rotation_schedule and
 # rotation_window dropped: a pinned external plugin version and scheduled root rotation are not what
-# a built-in plugin or the community edition have).
+# a built-in plugin or the community edition have). skip_static_role_import_rotation dropped too: the
+# provider sends and reads it only when the server reports an Enterprise version (1.19+ with "+ent"), so
+# against the community edition, and Hangar, which reports none, it plans `false -> true` after every
+# apply; Hangar stores and returns the field for clients that send it (test/engine/secrets/database.test.ts).
 # needs: postgres
 # import: vault_database_secrets_mount.db db-mount
 # import-ignore: engine_count, postgresql
@@ -19,7 +22,6 @@ resource "vault_database_secrets_mount" "db" {
     connection_url                   = var.pg_url_template
     verify_connection                = true
     allowed_roles                    = ["dev2"]
-    skip_static_role_import_rotation = true
     password_policy                  = "default"
   }
 }

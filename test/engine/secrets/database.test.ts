@@ -270,7 +270,7 @@ run('database secrets engine', () => {
       const user = `static_${kind}`;
       await pg.admin(`DROP ROLE IF EXISTS ${user}; CREATE ROLE ${user} LOGIN PASSWORD 'initial'; GRANT SELECT ON items TO ${user}`);
       const bad = await s.v('POST', 'database/static-roles/static-a', { db_name: 'pg', username: user, rotation_period: 4 });
-      expect([bad.status, bad.body.errors[0]]).toEqual([400, 'rotation_period: must be at least 5 seconds, not 4']);
+      expect([bad.status, bad.body.errors[0]]).toEqual([400, 'rotation_period must be 5 seconds or more']);
       expect((await s.v('POST', 'database/static-roles/static-a', { db_name: 'pg', username: 'x\'y', rotation_period: 60 })).status).toBe(400);
       expect((await s.v('POST', 'database/static-roles/static-a', { db_name: 'pg', username: user, rotation_period: '1m' })).status).toBe(204);
       expect((await pg.psql(user, 'initial', 'SELECT 1')).status).not.toBe(0);
@@ -307,6 +307,93 @@ run('database secrets engine', () => {
       expect((await pg.psql(user, third.password, 'SELECT 1')).status).toBe(0);
       expect((await s.v('GET', 'database/static-creds/static-a')).status).toBe(400);
       expect((await s.v('POST', 'database/rotate-role/static-a')).status).toBe(400);
+    });
+
+    test('PostgreSQL static role on a rotation_schedule: rotated at the scheduled times within the window', async () => {
+      const user = `sched_${kind}`;
+      await pg.admin(`DROP ROLE IF EXISTS ${user}; CREATE ROLE ${user} LOGIN PASSWORD 'initial'`);
+      const write = (body: Record<string, unknown>) => s.v('POST', 'database/static-roles/static-sched', { db_name: 'pg', username: user, ...body });
+      const refused = async (body: Record<string, unknown>) => {
+        const res = await write(body);
+        return [res.status, res.body.errors?.[0]];
+      };
+      expect(await refused({})).toEqual([400, 'one of rotation_schedule or rotation_period must be provided to create a static account']);
+      expect(await refused({ rotation_period: 3600, rotation_schedule: '0 3 * * *' })).toEqual([400, expect.stringMatching(/^mutually exclusive fields rotation_period and rotation_schedule/)]);
+      expect(await refused({ rotation_period: 3600, rotation_window: 7200 })).toEqual([400, 'rotation_window is invalid with use of rotation_period']);
+      expect(await refused({ rotation_schedule: '0 3 * * *', rotation_window: 60 })).toEqual([400, 'rotation_window is invalid: rotation_window must be 3600 seconds or more']);
+      for (const spec of ['0 3 * *', '0 0 3 * * *', '@daily', '0 3 * * 7', '0 24 * * *', '0 3 L * *', '0 3 * * XYZ', '0 5-3 * * *']) {
+        expect(await refused({ rotation_schedule: spec })).toEqual([400, expect.stringMatching(/^could not parse rotation_schedule: /)]);
+      }
+      expect((await s.v('GET', 'database/static-roles/static-sched')).status).toBe(404);
+
+      // Daily at 03:00 UTC, rotatable until 04:00.
+      const day = 86_400_000;
+      const next3 = (t: number) => Math.floor((t - 3 * 3_600_000) / day) * day + day + 3 * 3_600_000;
+      expect((await write({ rotation_schedule: '0 3 * * *', rotation_window: '1h' })).status).toBe(204);
+      const read = (await s.v('GET', 'database/static-roles/static-sched')).body.data;
+      expect(read).toMatchObject({ rotation_schedule: '0 3 * * *', rotation_window: 3600, skip_import_rotation: false });
+      expect(read).not.toHaveProperty('rotation_period');
+      const first = (await s.v('GET', 'database/static-creds/static-sched')).body.data;
+      expect(first).toEqual({
+        username: user,
+        password: expect.any(String),
+        last_vault_rotation: expect.any(String),
+        rotation_schedule: '0 3 * * *',
+        rotation_window: 3600,
+        ttl: Math.ceil((next3(s.clock.now()) - s.clock.now()) / 1000),
+      });
+      expect((await pg.psql(user, first.password, 'SELECT 1')).status).toBe(0);
+
+      // Ten seconds into the window: rotated; the next rotation is a day later.
+      s.clock.advance(next3(s.clock.now()) + 10_000 - s.clock.now());
+      await s.engine.scheduler.runOnce();
+      const second = (await s.v('GET', 'database/static-creds/static-sched')).body.data;
+      expect(second.password).not.toBe(first.password);
+      expect(second.ttl).toBe(86_390);
+      expect((await pg.psql(user, second.password, 'SELECT 1')).status).toBe(0);
+
+      // The next window passes while the job does not run (a server down): that time is skipped.
+      s.clock.advance(day + 3_600_000);
+      await s.engine.scheduler.runOnce();
+      expect((await s.v('GET', 'database/static-creds/static-sched')).body.data.password).toBe(second.password);
+      s.clock.advance(next3(s.clock.now()) + 1_000 - s.clock.now());
+      await s.engine.scheduler.runOnce();
+      const third = (await s.v('GET', 'database/static-creds/static-sched')).body.data;
+      expect(third.password).not.toBe(second.password);
+      expect((await pg.psql(user, third.password, 'SELECT 1')).status).toBe(0);
+
+      // rotation_window without a schedule in the request is ignored (Vault); a period replaces the schedule.
+      expect((await write({ rotation_window: 7200 })).status).toBe(204);
+      expect((await s.v('GET', 'database/static-roles/static-sched')).body.data.rotation_window).toBe(3600);
+      expect((await write({ rotation_period: 600 })).status).toBe(204);
+      const period = (await s.v('GET', 'database/static-roles/static-sched')).body.data;
+      expect(period.rotation_period).toBe(600);
+      expect(period).not.toHaveProperty('rotation_schedule');
+      expect(period).not.toHaveProperty('rotation_window');
+      expect((await write({ rotation_schedule: '*/30 * * * MON-FRI' })).status).toBe(204);
+      const back = (await s.v('GET', 'database/static-roles/static-sched')).body.data;
+      expect([back.rotation_schedule, back.rotation_window, back.rotation_period]).toEqual(['*/30 * * * MON-FRI', undefined, undefined]);
+      expect((await s.v('DELETE', 'database/static-roles/static-sched')).status).toBe(204);
+    });
+
+    test('skip_static_role_import_rotation on a connection is echoed and makes its static roles skip the first rotation', async () => {
+      const user = `skip_${kind}`;
+      await pg.admin(`DROP ROLE IF EXISTS ${user}; CREATE ROLE ${user} LOGIN PASSWORD 'initial'`);
+      expect((await s.v('POST', 'database/config/pg-skip', { ...pgConfig(), skip_static_role_import_rotation: true })).status).toBe(204);
+      expect((await s.v('GET', 'database/config/pg-skip')).body.data.skip_static_role_import_rotation).toBe(true);
+      expect((await s.v('GET', 'database/config/pg')).body.data.skip_static_role_import_rotation).toBe(false);
+      expect((await s.v('POST', 'database/static-roles/static-skip', { db_name: 'pg-skip', username: user, rotation_period: 60 })).status).toBe(204);
+      expect((await s.v('GET', 'database/static-roles/static-skip')).body.data.skip_import_rotation).toBe(true);
+      expect((await pg.psql(user, 'initial', 'SELECT 1')).status).toBe(0);
+      // The role's own value wins over the connection's.
+      expect((await s.v('POST', 'database/static-roles/static-skip2', { db_name: 'pg-skip', username: `${user}2`, rotation_period: 60, skip_import_rotation: false })).status).toBe(400);
+      expect((await s.v('GET', 'database/static-roles/static-skip2')).status).toBe(404);
+      expect((await s.v('POST', 'database/static-roles/static-skip', { skip_import_rotation: false })).status).toBe(204);
+      expect((await s.v('GET', 'database/static-roles/static-skip')).body.data.skip_import_rotation).toBe(false);
+      expect((await s.v('POST', 'database/rotate-role/static-skip')).status).toBe(204);
+      expect((await pg.psql(user, 'initial', 'SELECT 1')).status).not.toBe(0);
+      expect((await s.v('DELETE', 'database/static-roles/static-skip')).status).toBe(204);
+      expect((await s.v('DELETE', 'database/config/pg-skip')).status).toBe(204);
     });
 
     test('password policies: HCL rules, generate, used by a connection', async () => {

@@ -85,8 +85,6 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
       ['transformations/rot13/x', {}, /unsupported transformation type "rot13"/],
       ['transformations/fpe/x', {}, /template is required for fpe/],
       ['transformations/fpe/x', { template: 'builtin/any', tweak_source: 'random' }, /tweak_source: must be supplied, generated or internal/],
-      ['transformations/tokenization/x', { convergent: true }, /convergent: convergent tokenization is not supported/],
-      ['transformations/tokenization/x', { stores: ['nope'] }, /stores: store "nope" does not exist/],
       ['transformations/tokenization/x', { mapping_mode: 'convergent' }, /mapping_mode: must be default or exportable/],
       ['transformations/tokenization/x', { max_ttl: 'soon' }, /max_ttl: "soon" is not a duration/],
       ['transformations/masking/ccn', { template: 'builtin/creditcardnumber' }, /type cannot be changed \(transformation "ccn" is fpe, not masking\)/],
@@ -277,6 +275,67 @@ describe.each(STORAGE_KINDS)('transform engine (%s)', (kind) => {
     expect(text).not.toContain('alice');
   });
 
+  test('convergent tokenization: a value and expiration always give one token; lookup by value; the choice is fixed', async () => {
+    // A store may be named before it is made (Vault checks when values are tokenized).
+    await ok(s, 'transformations/tokenization/store-later', { stores: ['not-yet'], allowed_roles: ['store-later'] });
+    await ok(s, 'role/store-later', { transformations: ['store-later'] });
+    expect((await s.v('GET', 'transform/transformations/tokenization/store-later')).body.data.stores).toEqual(['not-yet']);
+    const missing = await encode('store-later', { value: 'x' });
+    expect([missing.status, missing.body.errors[0]]).toEqual([400, 'transformation "store-later": stores: store "not-yet" does not exist']);
+    await ok(s, 'transformations/tokenization/conv', { convergent: true, allowed_roles: ['conv'] });
+    await ok(s, 'transformations/tokenization/random', { allowed_roles: ['conv'] });
+    await ok(s, 'role/conv', { transformations: ['conv', 'random'] });
+    expect((await s.v('GET', 'transform/transformations/tokenization/conv')).body.data.convergent).toBe(true);
+    expect((await s.v('GET', 'transform/transformations/tokenization/random')).body.data.convergent).toBe(false);
+    const fixed = await s.v('POST', 'transform/transformations/tokenization/conv', { convergent: false });
+    expect([fixed.status, fixed.body.errors[0]]).toEqual([400, expect.stringMatching(/^convergent cannot be changed after the transformation is created/)]);
+    await ok(s, 'transformations/tokenization/conv', { convergent: true, allowed_roles: ['conv', 'other'] });
+    expect((await s.v('GET', 'transform/transformations/tokenization/conv')).body.data.convergent).toBe(true);
+
+    const plaintext = 'convergent-plain-4000-1234';
+    const enc = async (body: Record<string, unknown>, transformation = 'conv') => {
+      const res = await encode('conv', { value: plaintext, transformation, ...body });
+      return res.status === 200 ? res.body.data.encoded_value : `${res.status} ${res.body.errors[0]}`;
+    };
+    const lookup = async (body: Record<string, unknown>, transformation = 'conv') => {
+      const res = await s.v('POST', 'transform/tokens/conv', { value: plaintext, transformation, ...body });
+      return res.status === 200 ? res.body.data.tokens : `${res.status} ${res.body.errors[0]}`;
+    };
+    const t0 = await enc({ metadata: 'a=1' });
+    expect(await enc({})).toBe(t0);
+    expect(await enc({}, 'random')).not.toBe(await enc({}, 'random'));
+    expect((await decode('conv', { value: t0, transformation: 'conv' })).body.data.decoded_value).toBe(plaintext);
+    // The expiration is part of the token's identity.
+    const at = Math.floor(s.clock.now() / 1000) * 1000 + 3_600_000;
+    const expiration = new Date(at).toISOString().replace('.000Z', 'Z');
+    const te = await enc({ expiration });
+    expect(te).not.toBe(t0);
+    expect(await enc({ expiration: new Date(at).toISOString().replace('Z', '+00:00') })).toBe(te);
+    expect(await enc({ ttl: (at - s.clock.now()) / 1000 })).toBe(te);
+    expect(await enc({ expiration, ttl: 60 })).toBe('400 expiration and ttl: give one of them');
+    expect(await enc({ expiration: 'tomorrow' })).toMatch(/^400 expiration: "tomorrow" is not an RFC3339 time/);
+    expect(await enc({ expiration: '2001-01-01T00:00:00Z' })).toBe('400 expiration: 2001-01-01T00:00:00Z has passed');
+    const batch = await encode('conv', { batch_input: [{ value: plaintext, transformation: 'conv' }, { value: plaintext, transformation: 'conv', metadata: 'b=2' }] });
+    expect(batch.body.data.batch_results.map((r: { encoded_value: string }) => r.encoded_value)).toEqual([t0, t0]);
+
+    // Lookup: the token of a value, only for a convergent transformation.
+    expect(await lookup({})).toEqual([t0]);
+    expect(await lookup({ expiration })).toEqual([te]);
+    expect(await lookup({ expiration: 'any' })).toEqual([t0, te]);
+    expect(await lookup({ min_expiration: new Date(at - 60_000).toISOString(), max_expiration: new Date(at + 60_000).toISOString() })).toEqual([te]);
+    expect(await lookup({ value: 'never-encoded' })).toEqual([]);
+    expect(await lookup({ min_expiration: expiration })).toBe('400 min_expiration and max_expiration: give both');
+    expect(await lookup({ expiration, max_expiration: expiration, min_expiration: expiration })).toMatch(/^400 expiration: cannot be given with/);
+    expect(await lookup({}, 'random')).toBe('400 token lookup needs a convergent transformation; "random" is not convergent');
+    s.clock.advance(3_601_000);
+    expect(await lookup({ expiration: 'any' })).toEqual([t0]);
+    expect((await s.v('POST', 'transform/validate/conv', { value: te, transformation: 'conv' })).body.data.valid).toBe(false);
+    expect((await s.v('POST', 'transform/validate/conv', { value: t0, transformation: 'conv' })).body.data.valid).toBe(true);
+    const text = await storedText(s.engine.storage, s.dataDir);
+    expect(text).not.toContain(plaintext);
+    expect(text).not.toContain(t0);
+  });
+
   test('templates named before they exist are looked up when values are encoded; encode_format and decode_formats', async () => {
     await ok(s, 'transformations/fpe/later', { template: 'later-t', tweak_source: 'internal', allowed_roles: ['later'] });
     await ok(s, 'transformations/masking/later-mask', { template: 'later-m', allowed_roles: ['later'] });
@@ -451,5 +510,18 @@ const PG = process.env.HANGAR_TEST_POSTGRES_URL;
     await check.end();
     // Guards: a store a transformation uses stays.
     expect((await s.v('DELETE', 'transform/store/pg')).body.errors[0]).toBe('store "pg" cannot be deleted: it is used by transformation "sqltok"');
+    // A convergent transformation on the store: one row per value and expiration, replaced when encoded again.
+    await ok(s, 'transformations/tokenization/sqlconv', { stores: ['pg'], allowed_roles: ['sql'], convergent: true });
+    await ok(s, 'role/sql', { transformations: ['sqltok', 'sqlconv'] });
+    const item = { value: plaintext, transformation: 'sqlconv' };
+    const conv = (await s.v('POST', 'transform/encode/sql', item)).body.data.encoded_value;
+    const again = await s.v('POST', 'transform/encode/sql', { batch_input: [item, { ...item, metadata: 'who=carol' }] });
+    expect(again.body.data.batch_results.map((r: { encoded_value: string }) => r.encoded_value)).toEqual([conv, conv]);
+    expect((await s.v('POST', 'transform/decode/sql', { value: conv, transformation: 'sqlconv' })).body.data.decoded_value).toBe(plaintext);
+    expect((await s.v('POST', 'transform/tokens/sql', item)).body.data.tokens).toEqual([conv]);
+    const rowsOf = new Client({ connectionString: url('tok_runtime', 'run time/pw') });
+    await rowsOf.connect();
+    expect((await rowsOf.query('SELECT count(*)::int AS n FROM tokens.tokenization_state WHERE transformation = $1', ['sqlconv'])).rows[0].n).toBe(1);
+    await rowsOf.end();
   });
 });

@@ -35,6 +35,7 @@ const ConfigBody = z.object({
   max_idle_connections: positive.nullish(),
   max_connection_lifetime: duration().nullish(),
   username_template: z.string().max(1024).nullish(),
+  skip_static_role_import_rotation: flexibleBoolean.nullish(),
 });
 type ConfigBody = z.infer<typeof ConfigBody>;
 
@@ -83,6 +84,7 @@ function merge(existing: StoredConnection | undefined, b: ConfigBody, raw: unkno
     root_rotation_statements: b.root_rotation_statements ?? existing?.root_rotation_statements ?? [],
     password_policy: b.password_policy ?? existing?.password_policy ?? '',
     username_template: b.username_template ?? existing?.username_template ?? '',
+    skip_static_role_import_rotation: b.skip_static_role_import_rotation ?? existing?.skip_static_role_import_rotation ?? false,
     settings: {
       connection_url: b.connection_url ?? prev?.connection_url ?? '',
       username: b.username ?? prev?.username ?? '',
@@ -130,8 +132,8 @@ function shown(conn: StoredConnection): Record<string, unknown> {
     root_credentials_rotate_statements: conn.root_rotation_statements,
     password_policy: conn.password_policy,
     connection_details: details,
-    // Vault 1.19+: an Enterprise option, and the automated root rotation fields (not built: their defaults).
-    skip_static_role_import_rotation: false,
+    skip_static_role_import_rotation: conn.skip_static_role_import_rotation ?? false,
+    // Vault 1.19+: the automated root rotation fields (an Enterprise feature, not built: their defaults).
     rotation_period: 0,
     rotation_schedule: '',
     rotation_window: 0,

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { roleKey, staticRoleKey } from './roles';
+import { MIN_ROTATION_WINDOW, nextOccurrence, RotationSchedule } from './schedule';
 import { connectionForRole, databaseError, nameOf, newPassword, pluginOf, sessionFor, statements, StoredConnection, validName, withLock } from './store';
 import type { Engine } from '../../../engine';
 import type { SecretsCore } from '../../core/core';
-import { duration, rfc3339 } from '../../core/durations';
+import { duration, flexibleBoolean, rfc3339 } from '../../core/durations';
 import { badInput, missing } from '../../core/request';
 import { EngineContext, EngineRoute, SecretsRequest } from '../../core/types';
 
@@ -24,8 +25,11 @@ const StaticBody = z.object({
   db_name: z.string().nullish(),
   username: z.string().max(256).nullish(),
   rotation_period: duration().nullish(),
+  rotation_schedule: z.string().max(256).nullish(),
+  rotation_window: duration().nullish(),
   rotation_statements: statements.nullish(),
   credential_type: z.literal('password', { message: 'only "password" is supported' }).nullish(),
+  skip_import_rotation: flexibleBoolean.nullish(),
 });
 type StaticBody = z.infer<typeof StaticBody>;
 
@@ -33,19 +37,51 @@ type StaticBody = z.infer<typeof StaticBody>;
 export interface StaticRole {
   readonly db_name: string;
   readonly username: string;
-  /** Seconds. */
+  /** Seconds; 0 when the role rotates on a schedule. */
   readonly rotation_period: number;
+  /** A standard 5-field cron line (UTC), instead of a period (absent in records written before it existed). */
+  readonly rotation_schedule?: string;
+  /** Seconds after each scheduled time in which the rotation may still happen; 0: until the next one. */
+  readonly rotation_window?: number;
   readonly rotation_statements: readonly string[];
+  /** The role was created without rotating the password (Vault's `skip_import_rotation`). */
+  readonly skip_import_rotation?: boolean;
   readonly password: string;
   /** Epoch ms of the last rotation Hangar made. */
   readonly last_vault_rotation: number;
   /** Epoch ms when the job rotates next (or retries, after a failure). */
   readonly next_rotation: number;
+  /** Schedule roles: epoch ms of the scheduled time being waited for (its window starts there). */
+  readonly next_scheduled?: number;
   /** Failed rotations by the job since the last success (absent in records written before it existed). */
   readonly failed_attempts?: number;
 }
 
-type Definition = Pick<StaticRole, 'db_name' | 'username' | 'rotation_period' | 'rotation_statements'>;
+type Definition = Pick<
+  StaticRole,
+  'db_name' | 'username' | 'rotation_period' | 'rotation_schedule' | 'rotation_window' | 'rotation_statements' | 'skip_import_rotation'
+>;
+
+const usesSchedule = (role: Definition) => !role.rotation_period && !!role.rotation_schedule;
+
+/**
+ * The rotation state after a rotation (or the role's creation, or a change of its period or schedule)
+ * at `from`: the next rotation is a period later, or at the schedule's next time after it (Vault's
+ * `NextRotationTimeFromInput`).
+ */
+function scheduleFrom(role: Definition, from: number): Pick<StaticRole, 'next_rotation' | 'next_scheduled' | 'failed_attempts'> {
+  if (!usesSchedule(role)) return { next_rotation: from + role.rotation_period * 1000, next_scheduled: undefined, failed_attempts: 0 };
+  const next = nextOccurrence(role.rotation_schedule!, from);
+  return { next_rotation: next, next_scheduled: next, failed_attempts: 0 };
+}
+
+/**
+ * A schedule role whose window has passed without a rotation (Hangar was down, or every attempt
+ * failed) waits for the schedule's next time, as Vault's `IsInsideRotationWindow` has it.
+ */
+function windowMissed(role: StaticRole, now: number): boolean {
+  return usesSchedule(role) && !!role.rotation_window && now >= (role.next_scheduled ?? role.next_rotation) + role.rotation_window * 1000;
+}
 
 /** Sets a new password through the connection; returns the role with its new rotation state. */
 async function rotated(ctx: EngineContext, conn: StoredConnection, role: Definition): Promise<StaticRole> {
@@ -58,7 +94,7 @@ async function rotated(ctx: EngineContext, conn: StoredConnection, role: Definit
     throw databaseError(`failed to rotate the password of "${role.username}"`, err);
   }
   const now = ctx.engine.clock.now();
-  return { ...role, password, last_vault_rotation: now, next_rotation: now + role.rotation_period * 1000, failed_attempts: 0 };
+  return { ...role, password, last_vault_rotation: now, ...scheduleFrom(role, now) };
 }
 
 /**
@@ -72,6 +108,12 @@ export async function rotateStaticRole(ctx: EngineContext, name: string, onlyIfD
   return withLock(ctx, key, async () => {
     const role = await ctx.tx((store) => store.get<StaticRole>(key));
     if (!role || (onlyIfDue && role.next_rotation > ctx.engine.clock.now())) return false;
+    if (onlyIfDue && windowMissed(role, ctx.engine.clock.now())) {
+      await ctx.tx(async (store) => {
+        if (await store.exists(key)) await store.put(key, { ...role, ...scheduleFrom(role, ctx.engine.clock.now()) });
+      });
+      return false;
+    }
     let next: StaticRole;
     try {
       const conn = await ctx.tx((store) => connectionForRole(store, role.db_name, name));
@@ -95,6 +137,36 @@ export async function rotateStaticRole(ctx: EngineContext, name: string, onlyIfD
   });
 }
 
+/**
+ * The role's period or schedule after a write, as Vault decides it: `rotation_period` and
+ * `rotation_schedule` exclude each other (the one given replaces the other), a new role needs one of
+ * them, and `rotation_window` (at least an hour) goes only with a schedule.
+ */
+function rotationOf(b: StaticBody, old: StaticRole | undefined): Pick<StaticRole, 'rotation_period' | 'rotation_schedule' | 'rotation_window'> {
+  const period = b.rotation_period ?? undefined;
+  const spec = b.rotation_schedule || undefined;
+  if (period !== undefined && spec !== undefined) {
+    throw badInput('mutually exclusive fields rotation_period and rotation_schedule were both specified; only one of them can be provided');
+  }
+  if (period !== undefined) {
+    if (period < MIN_ROTATION) throw badInput(`rotation_period must be ${MIN_ROTATION} seconds or more`);
+    if (b.rotation_window != null) throw badInput('rotation_window is invalid with use of rotation_period');
+    return { rotation_period: period, rotation_schedule: '', rotation_window: 0 };
+  }
+  if (spec !== undefined) {
+    const parsed = RotationSchedule.parse(spec);
+    if (typeof parsed === 'string') throw badInput(`could not parse rotation_schedule: ${parsed}`);
+    const window = b.rotation_window ?? old?.rotation_window ?? 0;
+    if (b.rotation_window != null && window < MIN_ROTATION_WINDOW) {
+      throw badInput(`rotation_window is invalid: rotation_window must be ${MIN_ROTATION_WINDOW} seconds or more`);
+    }
+    return { rotation_period: 0, rotation_schedule: spec, rotation_window: window };
+  }
+  if (!old) throw badInput('one of rotation_schedule or rotation_period must be provided to create a static account');
+  // Neither given: the role keeps its own (Vault ignores a lone rotation_window too).
+  return { rotation_period: old.rotation_period, rotation_schedule: old.rotation_schedule ?? '', rotation_window: old.rotation_window ?? 0 };
+}
+
 async function write(req: SecretsRequest<StaticBody>): Promise<undefined> {
   const name = nameOf(req, 'role');
   const b = req.body;
@@ -107,28 +179,44 @@ async function write(req: SecretsRequest<StaticBody>): Promise<undefined> {
       const d: Definition = {
         db_name: b.db_name ?? old?.db_name ?? '',
         username: b.username ?? old?.username ?? '',
-        rotation_period: b.rotation_period ?? old?.rotation_period ?? 0,
+        ...rotationOf(b, old),
         rotation_statements: b.rotation_statements ?? old?.rotation_statements ?? [],
       };
       if (!d.username) throw badInput('username is required: the database user whose password Hangar rotates');
       if (/['"`\\\0]/.test(d.username)) throw badInput('username: must not contain quotes, backslashes or NUL');
       if (!d.db_name) throw badInput('db_name is required: the connection (config/:name) the role uses');
-      if (!d.rotation_period) throw badInput('rotation_period is required: seconds or a duration such as "24h"');
-      if (d.rotation_period < MIN_ROTATION) throw badInput(`rotation_period: must be at least ${MIN_ROTATION} seconds, not ${d.rotation_period}`);
-      return { existing: old, def: d, conn: await connectionForRole(store, d.db_name, name) };
+      const c = await connectionForRole(store, d.db_name, name);
+      // Not given: the connection's default (`skip_static_role_import_rotation`), fixed at creation.
+      const skip = b.skip_import_rotation ?? old?.skip_import_rotation ?? c.skip_static_role_import_rotation ?? false;
+      return { existing: old, def: { ...d, skip_import_rotation: skip }, conn: c };
     });
-    // A new role is rotated at once, so that Hangar knows its password (the spec's state table).
+    // A new role is rotated at once, so that Hangar knows its password (the spec's state table), unless
+    // `skip_import_rotation` says the password stays (Hangar then has none to give until the first rotation).
     // An update starts the schedule afresh from the last rotation (a failing role is tried again at once).
+    const now = ctx.engine.clock.now();
     const next: StaticRole = existing
-      ? { ...existing, ...def, next_rotation: existing.last_vault_rotation + def.rotation_period * 1000, failed_attempts: 0 }
-      : await rotated(ctx, conn, def);
+      ? { ...existing, ...def, ...scheduleFrom(def, existing.last_vault_rotation) }
+      : def.skip_import_rotation
+        ? { ...def, password: '', last_vault_rotation: now, ...scheduleFrom(def, now) }
+        : await rotated(ctx, conn, def);
     await ctx.tx((store) => store.put(staticRoleKey(name), next));
   });
   return undefined;
 }
 
 const readStatic = async (req: SecretsRequest) => req.store.get<StaticRole>(staticRoleKey(nameOf(req, 'role')));
-const ttlOf = (role: StaticRole, now: number) => Math.max(0, Math.ceil((role.next_rotation - now) / 1000));
+/**
+ * Seconds until the password changes: to the next rotation, or for a schedule role to the schedule's
+ * next time (Vault's `CredentialTTL`).
+ */
+const ttlOf = (role: StaticRole, now: number) =>
+  Math.max(0, Math.ceil(((usesSchedule(role) ? nextOccurrence(role.rotation_schedule!, now) : role.next_rotation) - now) / 1000));
+
+/** `rotation_period`, or `rotation_schedule` and a non-zero `rotation_window`: only the fields of the role's kind, as Vault. */
+function rotationShown(role: StaticRole): Record<string, unknown> {
+  if (!usesSchedule(role)) return { rotation_period: role.rotation_period };
+  return { rotation_schedule: role.rotation_schedule, ...(role.rotation_window ? { rotation_window: role.rotation_window } : {}) };
+}
 
 /** `static-roles/:name`, `static-creds/:name`, `rotate-role/:name`. */
 export const staticRoleRoutes: EngineRoute[] = [
@@ -149,11 +237,12 @@ export const staticRoleRoutes: EngineRoute[] = [
         data: {
           db_name: role.db_name,
           username: role.username,
-          rotation_period: role.rotation_period,
+          ...rotationShown(role),
           rotation_statements: role.rotation_statements,
           last_vault_rotation: rfc3339(role.last_vault_rotation),
           ttl: ttlOf(role, req.now),
           credential_type: 'password',
+          skip_import_rotation: role.skip_import_rotation ?? false,
         },
       };
     },
@@ -175,7 +264,7 @@ export const staticRoleRoutes: EngineRoute[] = [
           username: role.username,
           password: role.password,
           last_vault_rotation: rfc3339(role.last_vault_rotation),
-          rotation_period: role.rotation_period,
+          ...rotationShown(role),
           ttl: ttlOf(role, req.now),
         },
       };

@@ -36,6 +36,8 @@ export interface StoredConnection {
   readonly root_rotation_statements: readonly string[];
   readonly password_policy: string;
   readonly username_template: string;
+  /** The default of its static roles' `skip_import_rotation` (absent in records written before it existed: false). */
+  readonly skip_static_role_import_rotation?: boolean;
   readonly settings: ConnectionSettings;
   /**
    * The plugin's fields as the client sent them (Vault's `connection_details`: what the plugin was

@@ -6,7 +6,21 @@ import { getObject, resolve } from './objects';
 import { Role } from './roles';
 import { sqlGet, sqlPut, Store } from './stores';
 import { applyTemplate, formatValue, Template, TEMPLATES, templateSpans } from './templates';
-import { getInternal, INTERNAL_STORE, newToken, openToken, parseMetadata, putInternal, sealToken, TokenRecord, tokenHash } from './tokenization';
+import {
+  convergentToken,
+  expirationsOf,
+  getInternal,
+  indexExpirations,
+  INTERNAL_STORE,
+  newToken,
+  openToken,
+  parseMetadata,
+  putInternal,
+  sealToken,
+  TokenRecord,
+  tokenHash,
+  valueHash,
+} from './tokenization';
 import { openingKey, sealingKey } from './tokenization-keys';
 import { Transformation } from './transformations';
 import { HangarError } from '../../../http/errors';
@@ -16,7 +30,7 @@ import { MountStore } from '../../core/store';
 import { EngineRoute, MountEntry, SecretsRequest } from '../../core/types';
 import { globMatch } from '../jwt/claims';
 
-export type Op = 'encode' | 'decode' | 'validate';
+export type Op = 'encode' | 'decode' | 'validate' | 'lookup';
 
 const Item = z.object({
   value: z.string().max(65536).nullish(),
@@ -26,6 +40,10 @@ const Item = z.object({
   metadata: z.string().max(8192).nullish(),
   reference: z.string().max(1024).nullish(),
   decode_format: z.string().max(256).nullish(),
+  /** Tokenization: an RFC3339 expiry instead of `ttl` on encode; on lookup also `any` (and a range). */
+  expiration: z.string().max(64).nullish(),
+  min_expiration: z.string().max(64).nullish(),
+  max_expiration: z.string().max(64).nullish(),
 });
 export type Item = z.infer<typeof Item>;
 const Body = Item.extend({ batch_input: z.array(Item).max(10_000, 'at most 10000 items').nullish() });
@@ -67,7 +85,8 @@ async function load(store: MountStore, roleName: string, items: readonly Item[])
     }
     const stores: Array<[string, Store | undefined]> = [];
     if (t.type === 'tokenization') {
-      for (const s of t.stores) stores.push([s, s === INTERNAL_STORE ? undefined : await resolve<Store>(store, 'store', s, 'stores')]);
+      // A store named before it was made fails here, when values are tokenized (as Vault).
+      for (const s of t.stores) stores.push([s, s === INTERNAL_STORE ? undefined : await resolve<Store>(store, 'store', s, `transformation "${name}": stores`)]);
     }
     resolved.set(name, { name, t, template, alphabet, stores, allowed: t.allowed_roles.some((g) => globMatch(g, roleName)) });
   }
@@ -193,6 +212,8 @@ function runFpe(jobs: readonly FpeJob[]): Array<Record<string, unknown>> {
 class Tokens {
   private readonly internal: Array<[string, TokenRecord]> = [];
   private readonly external = new Map<string, { store: Store; transformation: string; records: TokenRecord[] }>();
+  /** Convergent encodes: the expirations to add to the lookup index, per transformation and value hash. */
+  private readonly index = new Map<string, number[]>();
 
   constructor(
     private readonly mount: MountEntry,
@@ -211,6 +232,12 @@ class Tokens {
     }
   }
 
+  /** Records a convergent token's expiration in the lookup index (Hangar's own storage, whatever the stores). */
+  indexed(transformation: string, hash: string, expireAt: number): void {
+    const key = `${transformation}\0${hash}`;
+    this.index.set(key, [...(this.index.get(key) ?? []), expireAt]);
+  }
+
   /** The first store that knows the token answers. */
   async find(r: Resolved, hash: string): Promise<TokenRecord | undefined> {
     for (const [name, store] of r.stores) {
@@ -220,22 +247,88 @@ class Tokens {
     return undefined;
   }
 
-  async flush(): Promise<void> {
-    if (this.internal.length) await this.tx(async (s) => { for (const [t, rec] of this.internal) await putInternal(s, t, rec); });
-    for (const [key, { store, transformation, records }] of this.external) await sqlPut(this.mount, key.split('\0')[0], store, transformation, records);
+  /** The lookup index's expirations of a convergent value (Hangar's own storage). */
+  expirations(transformation: string, hash: string): Promise<number[]> {
+    return this.tx((s) => expirationsOf(s, transformation, hash));
   }
+
+  async flush(now: number): Promise<void> {
+    if (this.internal.length || this.index.size) {
+      await this.tx(async (s) => {
+        for (const [t, rec] of this.internal) await putInternal(s, t, rec);
+        for (const [key, exps] of this.index) {
+          const [t, hash] = key.split('\0');
+          await indexExpirations(s, t, hash, exps, now);
+        }
+      });
+    }
+    for (const [key, { store, transformation, records }] of this.external) {
+      // A convergent token encoded twice in a batch is written once, with its last metadata.
+      const unique = [...new Map(records.map((r) => [r.hash, r])).values()];
+      await sqlPut(this.mount, key.split('\0')[0], store, transformation, unique);
+    }
+  }
+}
+
+/** An RFC3339 time as epoch ms (whole seconds), or a 400 naming the field. */
+function timeOf(field: string, text: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(ms)) throw badInput(`${field}: "${text}" is not an RFC3339 time such as 2030-01-31T12:00:00Z`);
+  return Math.floor(ms / 1000) * 1000;
+}
+
+/** A token's expiry on encode (epoch ms, 0 none): `expiration`, or `ttl`, capped to `max_ttl`. */
+function expiryOf(r: Resolved, item: Item, now: number): number {
+  const max = r.t.max_ttl;
+  if (item.expiration) {
+    if (item.ttl) throw badInput('expiration and ttl: give one of them');
+    const at = timeOf('expiration', item.expiration);
+    if (at <= now) throw badInput(`expiration: ${item.expiration} has passed`);
+    if (max > 0 && at > now + max * 1000) throw badInput(`expiration: ${item.expiration} is beyond the transformation's max_ttl (${max}s)`);
+    return at;
+  }
+  const requested = item.ttl ?? 0;
+  const ttl = max > 0 ? (requested > 0 ? Math.min(requested, max) : max) : requested;
+  if (ttl <= 0) return 0;
+  // A convergent token's expiry is part of its identity: whole seconds, as given in RFC3339.
+  return r.t.convergent ? Math.floor((now + ttl * 1000) / 1000) * 1000 : now + ttl * 1000;
+}
+
+/**
+ * The expirations a lookup asks for: none (`expiration` absent), one (RFC3339), every known one
+ * (`any`), or the known ones in `min_expiration`..`max_expiration` (inclusive).
+ */
+async function lookupExpirations(r: Resolved, item: Item, value: string, tokens: Tokens): Promise<number[]> {
+  const { expiration, min_expiration: min, max_expiration: max } = item;
+  if (expiration && (min || max)) throw badInput('expiration: cannot be given with min_expiration and max_expiration');
+  if (!!min !== !!max) throw badInput('min_expiration and max_expiration: give both');
+  if (!expiration && !min) return [0];
+  if (expiration && expiration !== 'any') return [timeOf('expiration', expiration)];
+  const known = await tokens.expirations(r.name, valueHash(r.t.key, r.name, value));
+  if (expiration === 'any') return known;
+  const [lo, hi] = [timeOf('min_expiration', min!), timeOf('max_expiration', max!)];
+  return known.filter((e) => e !== 0 && e >= lo && e <= hi);
 }
 
 async function tokenization(r: Resolved, item: Item, value: string, op: Op, now: number, tokens: Tokens): Promise<Record<string, unknown>> {
   if (op === 'encode') {
-    const requested = item.ttl ?? 0;
-    const max = r.t.max_ttl;
-    const ttl = max > 0 ? (requested > 0 ? Math.min(requested, max) : max) : requested;
-    const token = newToken();
+    const expireAt = expiryOf(r, item, now);
+    const token = r.t.convergent ? convergentToken(r.t.key, r.name, value, expireAt) : newToken();
     const payload = { value, ...(item.metadata ? { metadata: parseMetadata(item.metadata) } : {}) };
     const [key, version] = sealingKey(r.t);
-    tokens.add(r, sealToken(key, r.name, tokenHash(r.t.key, r.name, token), payload, ttl > 0 ? now + ttl * 1000 : 0, version));
+    tokens.add(r, sealToken(key, r.name, tokenHash(r.t.key, r.name, token), payload, expireAt, version));
+    if (r.t.convergent) tokens.indexed(r.name, valueHash(r.t.key, r.name, value), expireAt);
     return { encoded_value: token };
+  }
+  if (op === 'lookup') {
+    if (!r.t.convergent) throw badInput(`token lookup needs a convergent transformation; "${r.name}" is not convergent`);
+    const found: string[] = [];
+    for (const expireAt of await lookupExpirations(r, item, value, tokens)) {
+      const token = convergentToken(r.t.key, r.name, value, expireAt);
+      const record = await tokens.find(r, tokenHash(r.t.key, r.name, token));
+      if (record && (record.expireAt === 0 || record.expireAt > now)) found.push(token);
+    }
+    return { tokens: found };
   }
   const record = await tokens.find(r, tokenHash(r.t.key, r.name, value));
   const live = record && (record.expireAt === 0 || record.expireAt > now) ? record : undefined;
@@ -260,7 +353,7 @@ export function transformItem(
   const value = item.value;
   if (value === undefined || value === null || value === '') throw badInput('value is required');
   const r = pick(loaded, item);
-  if (op === 'validate' && r.t.type !== 'tokenization') throw badInput(`validate is only for tokenization transformations; "${r.name}" is ${r.t.type}`);
+  if ((op === 'validate' || op === 'lookup') && r.t.type !== 'tokenization') throw badInput(`${op} is only for tokenization transformations; "${r.name}" is ${r.t.type}`);
   switch (r.t.type) {
     case 'fpe':
       return alone ? fpeValue(r, item, value, op) : fpeJob(r, item, value, op);
@@ -281,9 +374,9 @@ const isJob = (r: Record<string, unknown> | FpeJob): r is FpeJob => typeof (r as
  * store in one statement). A batch answers one result per item, in order; an item's error is
  * that item's `error`, unless every item failed.
  */
-function operation(op: Op): EngineRoute {
+function operation(op: Op, path: string = op): EngineRoute {
   return {
-    pattern: `${op}/:role_name`,
+    pattern: `${path}/:role_name`,
     body: Body,
     ownTransactions: ['create', 'update'],
     write: async (req: SecretsRequest<Body>) => {
@@ -295,7 +388,7 @@ function operation(op: Op): EngineRoute {
       const tokens = new Tokens(req.mount, (fn) => ctx.tx((store) => fn(store)));
       if (!batch) {
         const data = (await transformItem(op, loaded, req.body, req.now, tokens, true)) as Record<string, unknown>;
-        await tokens.flush();
+        await tokens.flush(req.now);
         return { data };
       }
       const results: Array<Record<string, unknown>> = [];
@@ -321,10 +414,11 @@ function operation(op: Op): EngineRoute {
         if (item.reference) results[i].reference = item.reference;
       });
       if (results.every((r) => 'error' in r)) throw badInput(...results.map((r, i) => `batch_input.${i}: ${String(r.error)}`));
-      await tokens.flush();
+      await tokens.flush(req.now);
       return { data: { batch_results: results } };
     },
   };
 }
 
-export const operationRoutes: EngineRoute[] = [operation('encode'), operation('decode'), operation('validate')];
+// `tokens/:role_name`: the public service's token lookup (POST), for convergent transformations.
+export const operationRoutes: EngineRoute[] = [operation('encode'), operation('decode'), operation('validate'), operation('lookup', 'tokens')];

@@ -96,13 +96,15 @@ function storeError(name: string, e: unknown, ...passwords: string[]): Error {
 
 export async function sqlPut(mount: MountEntry, name: string, store: Store, transformation: string, records: readonly TokenRecord[]): Promise<void> {
   if (records.length === 0) return;
+  // A convergent token encoded again replaces its row (its metadata may have changed); random tokens never meet.
   // One statement of five parameters whatever the batch: the columns travel as arrays (a parameter per
   // row and column would grow with the batch towards PostgreSQL's 65,535).
   const params = [transformation, records.map((r) => r.hash), records.map((r) => r.ciphertext), records.map((r) => r.expireAt || null), Date.now()];
   try {
     await poolFor(mount, name, store).query(
       `INSERT INTO ${table(store)} (transformation, token_hash, ciphertext, expire_at, created_at)
-       SELECT $1, r.token_hash, r.ciphertext, r.expire_at, $5 FROM unnest($2::text[], $3::text[], $4::bigint[]) AS r(token_hash, ciphertext, expire_at)`,
+       SELECT $1, r.token_hash, r.ciphertext, r.expire_at, $5 FROM unnest($2::text[], $3::text[], $4::bigint[]) AS r(token_hash, ciphertext, expire_at)
+       ON CONFLICT (transformation, token_hash) DO UPDATE SET ciphertext = EXCLUDED.ciphertext, expire_at = EXCLUDED.expire_at`,
       params,
     );
   } catch (e) {

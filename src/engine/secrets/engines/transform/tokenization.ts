@@ -27,6 +27,10 @@ export interface TokenPayload {
 interface TokenKeys {
   readonly mac: Buffer;
   readonly seal: Buffer;
+  /** Convergent transformations: makes the token of a value and expiration. */
+  readonly convergent: Buffer;
+  /** Convergent transformations: names a value in the lookup index, so that no store row holds it. */
+  readonly value: Buffer;
 }
 
 const keyCache = new Map<string, TokenKeys>();
@@ -37,7 +41,12 @@ function keysOf(key: string): TokenKeys {
   if (!keys) {
     const ikm = Buffer.from(key, 'base64');
     const derive = (info: string) => Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), info, 32));
-    keys = { mac: derive('hangar transform token hash'), seal: derive('hangar transform token seal') };
+    keys = {
+      mac: derive('hangar transform token hash'),
+      seal: derive('hangar transform token seal'),
+      convergent: derive('hangar transform convergent token'),
+      value: derive('hangar transform convergent value'),
+    };
     if (keyCache.size > 1000) keyCache.clear();
     keyCache.set(key, keys);
   }
@@ -48,7 +57,25 @@ const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 
 /** A new token: 32 random bytes in base58, as the public service's tokens look. */
 export function newToken(): string {
-  let n = BigInt(`0x${randomBytes(32).toString('hex')}`);
+  return base58(randomBytes(32));
+}
+
+/**
+ * The token of a convergent transformation: 32 bytes of HMAC-SHA256 of the value and its expiration
+ * (epoch ms, 0 for none) under a key derived from the transformation's first key (so rotating the key
+ * keeps the tokens), in base58 like a random token. The same value and expiration give the same token.
+ */
+export function convergentToken(key: string, transformation: string, value: string, expireAt: number): string {
+  return base58(createHmac('sha256', keysOf(key).convergent).update(`${transformation}\0${expireAt}\0${value}`).digest());
+}
+
+/** The lookup index's name of a value of a convergent transformation. */
+export function valueHash(key: string, transformation: string, value: string): string {
+  return createHmac('sha256', keysOf(key).value).update(`${transformation}\0${value}`).digest('base64url');
+}
+
+function base58(bytes: Buffer): string {
+  let n = BigInt(`0x${bytes.toString('hex')}`);
   let out = '';
   while (n > 0n) {
     out = BASE58[Number(n % 58n)] + out;
@@ -101,7 +128,23 @@ export function getInternal(store: MountStore, transformation: string, hash: str
   return store.get<TokenRecord>(internalKey(transformation, hash));
 }
 
-/** Drops a deleted transformation's tokens from the internal store. */
+/** The lookup index of a convergent transformation: per value, the expirations (epoch ms, 0 none) it was encoded with. */
+const indexKey = (transformation: string, hash: string) => `convergent/${transformation}/${hash}`;
+
+export async function indexExpirations(store: MountStore, transformation: string, hash: string, add: readonly number[], now: number): Promise<void> {
+  const known = (await store.get<number[]>(indexKey(transformation, hash))) ?? [];
+  const live = [...new Set([...known, ...add])].filter((e) => e === 0 || e > now).sort((a, b) => a - b);
+  const last = live.length ? live[live.length - 1] : now;
+  // The entry expires with its last token (never, when one of them has no expiry).
+  await store.put(indexKey(transformation, hash), live, live.includes(0) ? undefined : last);
+}
+
+export async function expirationsOf(store: MountStore, transformation: string, hash: string): Promise<number[]> {
+  return (await store.get<number[]>(indexKey(transformation, hash))) ?? [];
+}
+
+/** Drops a deleted transformation's tokens (and convergent lookup index) from the internal store. */
 export async function deleteTokens(store: MountStore, transformation: string): Promise<void> {
   for (const hash of await store.list(`token/${transformation}/`)) await store.delete(internalKey(transformation, hash));
+  for (const hash of await store.list(`convergent/${transformation}/`)) await store.delete(indexKey(transformation, hash));
 }

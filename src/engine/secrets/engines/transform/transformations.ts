@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { allObjects, listRoute, objectRoute, resolve, writableName } from './objects';
-import { Store } from './stores';
+import { allObjects, listRoute, objectRoute, writableName } from './objects';
 import { deleteTokens, INTERNAL_STORE } from './tokenization';
 import type { TokenKeys } from './tokenization-keys';
 import { commaList, duration, flexibleBoolean } from '../../core/durations';
@@ -32,6 +31,11 @@ export interface Transformation {
   readonly created?: number;
   /** Tokenization: the key's versions after the first (`key`) and their policy, see tokenization-keys.ts. */
   readonly token_keys?: TokenKeys;
+  /**
+   * Tokenization: a value and expiration always give the same token (tokenization.ts `convergentToken`);
+   * chosen at creation (absent on older ones: false).
+   */
+  readonly convergent?: boolean;
 }
 
 const TransformationBody = z.object({
@@ -74,16 +78,18 @@ async function write(req: SecretsRequest<TransformationBody>, fixedType?: string
     deletion_allowed: b.deletion_allowed ?? old?.deletion_allowed ?? false,
     created: old ? old.created : req.now,
     ...(old?.token_keys ? { token_keys: old.token_keys } : {}),
+    ...(type === 'tokenization' ? { convergent: old ? (old.convergent ?? false) : (b.convergent ?? false) } : {}),
   };
-  if (b.convergent && type === 'tokenization') throw badInput('convergent: convergent tokenization is not supported by Hangar');
+  // Tokens already issued were made one way: the choice is made once, when the transformation is created.
+  if (old && type === 'tokenization' && b.convergent != null && b.convergent !== next.convergent) {
+    throw badInput(`convergent cannot be changed after the transformation is created (it is ${next.convergent}): delete and recreate it`);
+  }
   if (type !== 'tokenization') {
     // The template (and its alphabet) may be made later: Vault looks them up when values are encoded.
     if (!next.template) throw badInput(`template is required for ${type} transformations`);
   } else {
     if (next.stores.length === 0) throw badInput('stores: needs at least one store (builtin/internal is Hangar\'s own storage)');
-    for (const store of next.stores) {
-      if (store !== INTERNAL_STORE) await resolve<Store>(req.store, 'store', store, 'stores');
-    }
+    // A store may be made later, as a template may: Vault looks the stores up when values are tokenized.
   }
   await req.store.put(`transformation/${name}`, next);
   return undefined;
@@ -99,7 +105,7 @@ function show(t: Transformation): Record<string, unknown> {
     case 'masking':
       return { ...common, masking_character: t.masking_character };
     default:
-      return { ...common, mapping_mode: t.mapping_mode, max_ttl: t.max_ttl, stores: t.stores, convergent: false };
+      return { ...common, mapping_mode: t.mapping_mode, max_ttl: t.max_ttl, stores: t.stores, convergent: t.convergent ?? false };
   }
 }
 
