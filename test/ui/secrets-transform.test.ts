@@ -49,7 +49,7 @@ describeUi('secrets console: transform', () => {
     await page.getByLabel('Template alphabet', { exact: true }).selectOption('hex');
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('cell', { name: 'ord-([0-9a-f]{8})', exact: true }).waitFor();
-    expect((await asRoot(ui, 'GET', 'transform/template/order-id')).data).toEqual({ type: 'regex', pattern: 'ord-([0-9a-f]{8})', alphabet: 'hex' });
+    expect((await asRoot(ui, 'GET', 'transform/template/order-id')).data).toEqual({ type: 'regex', pattern: 'ord-([0-9a-f]{8})', alphabet: 'hex', encode_format: '', decode_formats: {} });
 
     // An FPE transformation on the card template with an internal tweak.
     const form = page.getByRole('form', { name: 'New transformation' });
@@ -65,17 +65,18 @@ describeUi('secrets console: transform', () => {
       templates: ['builtin/creditcardnumber'],
       tweak_source: 'internal',
       allowed_roles: ['payments'],
+      deletion_allowed: false,
     });
 
-    // A tokenization transformation: an unknown store is the API's error.
+    // A tokenization transformation: a bad TTL is the API's error, shown in the form.
     await page.getByRole('link', { name: 'transform/' }).click();
     await form.getByLabel('Transformation name', { exact: true }).fill('tokens');
     await form.getByLabel('Type', { exact: true }).selectOption('tokenization');
-    await form.getByLabel('Stores', { exact: true }).fill('nope');
-    await form.getByLabel('Allowed roles', { exact: true }).fill('pay*');
-    await form.getByRole('button', { name: 'Create transformation' }).click();
-    await form.getByRole('alert').getByText(/stores: store "nope" does not exist/).waitFor();
     await form.getByLabel('Stores', { exact: true }).fill('builtin/internal');
+    await form.getByLabel('Allowed roles', { exact: true }).fill('pay*');
+    await form.getByLabel('Maximum token TTL', { exact: true }).fill('a while');
+    await form.getByRole('button', { name: 'Create transformation' }).click();
+    await form.getByRole('alert').getByText(/max_ttl/).waitFor();
     await form.getByLabel('Maximum token TTL', { exact: true }).fill('24h');
     await form.getByRole('button', { name: 'Create transformation' }).click();
     await page.getByRole('heading', { level: 1, name: 'Transformation tokens' }).waitFor();

@@ -139,13 +139,13 @@ describeUi('secrets console: administration', () => {
     const token = (await page.getByRole('figure').locator('pre').textContent())!.trim();
     expect(token).toMatch(/^hvs\./);
     const info = (await asRoot(ui, 'POST', 'auth/token/lookup', { token })).data;
-    expect(info).toMatchObject({ display_name: 'token-ci-runner', policies: ['default', 'ui-ops'] });
+    expect(info).toMatchObject({ display_name: 'token-CI-runner', policies: ['default', 'ui-ops'] });
     await screenshot(ui, page, 'secrets-tokens');
     await expectAccessible(page);
 
     await page.getByLabel('Accessor', { exact: true }).fill(info.accessor);
     await page.getByRole('button', { name: 'Look up' }).click();
-    await page.getByRole('heading', { level: 3, name: 'Token token-ci-runner' }).waitFor();
+    await page.getByRole('heading', { level: 3, name: 'Token token-CI-runner' }).waitFor();
     await page.getByLabel('By').selectOption('token');
     await page.getByLabel('Token to look up').fill(token);
     await page.getByRole('button', { name: 'Look up' }).click();
