@@ -46,6 +46,7 @@ import { ROOT_TOKEN } from '../helpers/server';
       username: rabbit.username,
       verify_connection: true,
       password_policy: '',
+      username_template: '',
     });
     expect(await page.getByLabel('Administrator password', { exact: true }).inputValue()).toBe('');
     expect(await page.content()).not.toContain(rabbit.password);
