@@ -57,7 +57,7 @@ describeWithTerraform('ssh constructs deployed by Terraform', () => {
 
     declare('1h', true);
     ws.deploy();
-    expect((await client.read('team/ssh/config/ca'))?.data?.public_key).toBe(`${publicKey}\n`);
+    expect((await client.read('team/ssh/config/ca'))?.data?.public_key).toBe(publicKey);
     expect((await client.read('team/ssh/roles/users'))?.data).toMatchObject({ ttl: 3600, max_ttl: 28800, allowed_users: 'deploy' });
     expect((await client.read('team/ssh/config/zeroaddress'))?.data?.roles).toEqual(['otp']);
     const signed = await client.write('team/ssh/sign/users', { public_key: key.public, valid_principals: 'deploy' });
@@ -69,7 +69,7 @@ describeWithTerraform('ssh constructs deployed by Terraform', () => {
     expect(ws.run('plan', '-input=false')).not.toMatch(/(Ca|Ssh)_Identity_\w+ must be replaced/);
     ws.deploy();
     expect((await client.read('team/ssh/roles/users'))?.data?.ttl).toBe(7200);
-    expect((await client.read('team/ssh/config/ca'))?.data?.public_key).toBe(`${publicKey}\n`);
+    expect((await client.read('team/ssh/config/ca'))?.data?.public_key).toBe(publicKey);
 
     // Removal deletes the OTP role and empties the zero-address list.
     declare('2h', false);
