@@ -87,7 +87,8 @@ function downloadedNode(env: NodeJS.ProcessEnv): string | undefined {
     if (existsSync(binary)) return binary;
     process.stderr.write(`hangar: Node.js ${process.version} is too old; downloading Node.js ${DOWNLOAD_MAJOR} from the npm registry (${pkg}) into ${dir}, once\n`);
     mkdirSync(work, { recursive: true });
-    const pack = spawnSync('npm', ['pack', `${pkg}@${DOWNLOAD_MAJOR}`, '--pack-destination', work, '--silent'], {
+    // --loglevel=error, not --silent: a failure's reason (a proxy, a certificate) must reach the user.
+    const pack = spawnSync('npm', ['pack', `${pkg}@${DOWNLOAD_MAJOR}`, '--pack-destination', work, '--loglevel=error'], {
       encoding: 'utf8', timeout: DOWNLOAD_TIMEOUT_MS, env: { ...env, NODE_OPTIONS: '' },
     });
     const tarball = pack.status === 0 ? pack.stdout.trim().split('\n').pop() : undefined;

@@ -19,12 +19,25 @@ const OLD_NODE = ['/usr/bin/node', '/usr/local/bin/node'].find((node) => {
 if (!OLD_NODE) process.stderr.write('no Node.js older than 22.12 on this machine: the fallback tests are skipped\n');
 const VERSION = spawnSync(process.execPath, [CLI, '--version'], { encoding: 'utf8' }).stdout;
 
+/**
+ * A pipeline's machine as the CLI meets it: its PATH without this project's node_modules/.bin (whose
+ * Node.js 24 the runner put first; npm on it here took minutes), and what npm needs to reach the
+ * registry (a private CA, a proxy, a registry of its own).
+ */
+const MACHINE_ENV: NodeJS.ProcessEnv = {
+  PATH: (process.env.PATH ?? '').split(':').filter((dir) => !dir.endsWith('node_modules/.bin')).join(':'),
+  HOME: process.env.HOME,
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => /^(NODE_EXTRA_CA_CERTS|SSL_CERT_(FILE|DIR)|(HTTPS?|NO)_PROXY|(https?|no)_proxy|npm_config_(registry|cafile|ca|proxy|https_proxy|noproxy|strict_ssl))$/.test(k)),
+  ),
+};
+
 function run(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string) {
   const res = spawnSync(OLD_NODE!, [cli, ...args], {
     encoding: 'utf8',
     cwd,
     timeout: 10 * 60_000,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '', ...env },
+    env: { ...MACHINE_ENV, NODE_OPTIONS: '', ...env },
   });
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
 }
@@ -66,7 +79,7 @@ function run(cli: string, args: string[], env: NodeJS.ProcessEnv, cwd?: string) 
   (HAS_PROC ? test : test.skip)('a server run again on a newer Node.js stops when the process that started it is killed', async () => {
     const args = ['server', '--dev', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0'];
     const parent = spawn(OLD_NODE!, [CLI, ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '', XDG_CACHE_HOME: tempDir() },
+      env: { ...MACHINE_ENV, NODE_OPTIONS: '', XDG_CACHE_HOME: tempDir() },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
