@@ -60,13 +60,11 @@ async function lookupGroup(req: SecretsRequest<LookupBody>): Promise<SecretsResp
   if (given.length > 1 && !(given.length === 2 && byAlias)) throw badInput('query parameter conflict; please supply distinct set of query parameters');
   if (given.length === 1 && (b.alias_name || b.alias_mount_accessor)) throw badInput("both 'alias_name' and 'alias_mount_accessor' needs to be set");
   const store = identity(req);
-  let group: Group | undefined;
-  if (b.id) group = await store.group(b.id);
-  else if (b.name) group = await store.groupByName(b.name);
-  else {
+  const byAliasOf = async () => {
     const alias = b.alias_id ? await store.alias(b.alias_id) : await store.aliasByName(b.alias_mount_accessor!, b.alias_name!);
-    if (alias) group = await store.group(alias.canonicalId);
-  }
+    return alias && store.group(alias.canonicalId);
+  };
+  const group = b.id ? await store.group(b.id) : b.name ? await store.groupByName(b.name) : await byAliasOf();
   return group ? { data: await groupData(req, group) } : undefined;
 }
 
