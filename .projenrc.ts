@@ -209,10 +209,11 @@ project.addTask('lint:fix', {
 // `npm run openapi`: docs/openapi/*.json and README.md from the route tables (a test checks they are current).
 project.addTask('openapi', { description: 'Writes the OpenAPI documents of the three APIs to docs/openapi', exec: 'ts-node --transpile-only scripts/openapi.ts' });
 
-// The README's two commands work on a fresh clone: scripts/bootstrap installs what is missing
-// (dependencies, including a Node.js >= 24 from the npm registry) before projen's tasks run.
+// The README's two commands work on a fresh clone. `npm test`: scripts/bootstrap installs what is
+// missing (dependencies, including a Node.js >= 24 from the npm registry) before projen's tasks run.
+// `npm run server`: scripts/bootstrap-server builds the CLI with only the packages that takes.
 project.package.setScript('test', 'bash scripts/bootstrap && projen test');
-project.package.setScript('server', 'bash scripts/bootstrap && node assets/hangar.cjs server');
+project.package.setScript('server', 'bash scripts/bootstrap-server && node assets/hangar.cjs server');
 
 // hangar-cdktn: the same constructs for CDK Terrain (cdktn, the maintained fork of CDK for Terraform).
 // Its sources are generated from src/ (scripts/cdktn-sources.mjs: the module 'cdktf' becomes 'cdktn'),

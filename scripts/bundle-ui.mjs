@@ -4,7 +4,7 @@
 // them in the one-file CLI; the engine run from source (the tests) reads them from assets/ui/.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { build } from 'esbuild';
+import { build, nodePaths } from './esbuild.mjs';
 
 export const CONSOLES = ['registry', 'secrets', 'catalog'];
 const OUT = 'assets/ui';
@@ -28,6 +28,7 @@ export async function bundleUi() {
     legalComments: 'eof',
     logLevel: 'warning',
     write: false,
+    nodePaths,
   });
   const files = {};
   for (const file of result.outputFiles) files[basename(file.path)] = file.text;
