@@ -1,4 +1,5 @@
 import { diffCommand, runDiff } from './commands/diff';
+import { migrateCommand, runMigrate } from './commands/operator-migrate';
 import { createOrgCommand, createUserCommand, runCreateOrg, runCreateUser } from './commands/registry';
 import {
   addMemberCommand, maintenanceCommand, removeMemberCommand, runAddMember, runMaintenance, runRemoveMember, runSetDelinquent,
@@ -7,6 +8,7 @@ import {
 import { applyCommand, destroyCommand, pruneCommand, runApply, runDestroy, runPrune } from './commands/resources';
 import { runServer, serverCommand } from './commands/server';
 import { runStatus, statusCommand } from './commands/status';
+import { locateUsageError } from './config-file';
 import { CommandSpec, helpText, ParsedOptions, parseCommand } from './options';
 import { UsageError } from './usage';
 import { versionOutput } from './version-request';
@@ -31,6 +33,7 @@ const COMMANDS: readonly Command[] = [
   { spec: destroyCommand, run: runDestroy },
   { spec: pruneCommand, run: runPrune },
   { spec: diffCommand, run: runDiff },
+  { spec: migrateCommand, run: runMigrate },
 ];
 
 function overview(): string {
@@ -72,12 +75,18 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv = pro
       throw new UsageError(`unknown command "${argv.slice(0, group.length > 0 ? 2 : 1).join(' ')}"`);
     }
     const rest = argv.slice(command.spec.name.split(' ').length);
-    const { options, positionals, help } = parseCommand(command.spec, rest, env);
+    const { options, positionals, help, fromFile, warnings } = parseCommand(command.spec, rest, env);
     if (help) {
       process.stdout.write(helpText(command.spec));
       return 0;
     }
-    return await command.run(options, positionals);
+    for (const warning of warnings) process.stderr.write(`hangar: warning: ${warning}\n`);
+    try {
+      return await command.run(options, positionals);
+    } catch (err) {
+      // A bad value a configuration file gave: the message names the file, the line and the key.
+      throw err instanceof UsageError ? locateUsageError(err, fromFile) : err;
+    }
   } catch (err) {
     return report(err, command?.spec);
   }

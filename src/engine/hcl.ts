@@ -25,6 +25,13 @@ export interface HclOptions {
   readonly dialect: 'strict' | 'lenient';
   /** What the text is, for messages ("found the end of the rules"). */
   readonly document: string;
+  /**
+   * Told the line of each attribute and block as it is read, with its path in the tree (a block's
+   * labels included: `listener "a" { address = "x" }` is `["listener", "a", "address"]` at its line).
+   */
+  readonly keyLine?: (path: readonly string[], line: number) => void;
+  /** Accepts a JSON document too (`{ "key": value }`, an object at the top): the same tree as its HCL form. */
+  readonly json?: boolean;
 }
 
 type Token =
@@ -58,7 +65,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
   };
 
   /** Items until "}" (consumed), or the end of the text at top level. */
-  function body(top: boolean): HclObject {
+  function body(top: boolean, prefix: readonly string[]): HclObject {
     const out: HclObject = {};
     for (;;) {
       const t = peek();
@@ -81,7 +88,8 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
       const after = peek();
       if (isPunct(after, '=') || isPunct(after, ':')) {
         next();
-        const value = parseValue();
+        options.keyLine?.([...prefix, name], t.line);
+        const value = parseValue([...prefix, name]);
         if (strict) merge(out, name, value, t.line);
         else out[name] = value;
         continue;
@@ -89,11 +97,12 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
       // A block: zero or more labels, then a body.
       const labels: string[] = [];
       while (peek().kind === 'string') labels.push(next().value as string);
+      options.keyLine?.([...prefix, name, ...labels], t.line);
       // Each label is a level of the tree too (`path "a" "b" {}` is `{ path: { a: { b: {} } } }`).
       if (depth + labels.length >= MAX_DEPTH) fail(peek(), `nested deeper than ${MAX_DEPTH} levels`);
       enter(peek());
       expect('{');
-      const inner = body(false);
+      const inner = body(false, [...prefix, name, ...labels]);
       depth--;
       if (strict) {
         let value: HclValue = inner;
@@ -110,7 +119,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
     }
   }
 
-  function parseValue(): HclValue {
+  function parseValue(path: readonly string[]): HclValue {
     const t = next();
     if (t.kind === 'string' || t.kind === 'number') return t.value;
     if (t.kind === 'ident') {
@@ -119,7 +128,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
     }
     if (isPunct(t, '{')) {
       enter(t);
-      const inner = body(false);
+      const inner = body(false, path);
       depth--;
       return inner;
     }
@@ -137,7 +146,7 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
           next();
           continue;
         }
-        items.push(parseValue());
+        items.push(parseValue(path));
         const sep = peek();
         if (!strict && !isPunct(sep, ']')) {
           if (!isPunct(sep, ',')) fail(sep, 'expected "," or "]" in a list');
@@ -160,7 +169,15 @@ export function parseHcl(text: string, options: HclOptions): HclObject {
     }
   }
 
-  return body(true);
+  if (options.json && isPunct(peek(), '{')) {
+    const t = next();
+    enter(t);
+    const tree = body(false, []);
+    depth--;
+    if (peek().kind !== 'eof') fail(peek(), `expected the end of ${options.document}, found ${describe(peek(), options.document)}`);
+    return tree;
+  }
+  return body(true, []);
 }
 
 function describe(t: Token, document: string): string {

@@ -15,6 +15,15 @@ export const serverCommand: CommandSpec = {
     'Runs the box registry, secrets and catalog APIs. Data lives in SQLite under --data (the default) or in PostgreSQL.',
   usage: 'hangar server [options]',
   options: {
+    'config': {
+      type: 'string',
+      env: 'HANGAR_CONFIG',
+      placeholder: 'FILE',
+      configFile: true,
+      commandLineOnly: true,
+      help: 'Configuration file (HCL or JSON, docs/hangar.hcl.example): sets any option below; flags and environment win over it',
+    },
+    'check': { type: 'boolean', commandLineOnly: true, help: 'Check the configuration (flags, environment, --config), print "configuration is valid" and exit' },
     'data': { type: 'string', env: 'HANGAR_DATA', placeholder: 'DIR', help: 'Data directory (default ~/.local/share/hangar; --dev: a temporary one)' },
     'storage': { type: 'string', env: 'HANGAR_STORAGE', placeholder: 'sqlite|postgres', help: 'Storage backend (default sqlite)' },
     'postgres-url': { type: 'string', env: 'HANGAR_POSTGRES_URL', placeholder: 'URL', help: 'PostgreSQL connection URL for --storage postgres' },
@@ -31,14 +40,19 @@ export const serverCommand: CommandSpec = {
       placeholder: 'N|auto',
       help: 'Threads serving requests, each with its own engine on the same data and ports (default 1; auto: one per core)',
     },
-    'dev': { type: 'boolean', env: 'HANGAR_DEV', help: 'Development mode: temporary data, a known root token, ready at once' },
-    'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
+    'dev': { type: 'boolean', env: 'HANGAR_DEV', commandLineOnly: true, help: 'Development mode: temporary data, a known root token, ready at once' },
+    'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', commandLineOnly: true, placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
     'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default; --dev: debug, one line per request), debug, trace' },
     'log-format': { type: 'string', env: 'HANGAR_LOG_FORMAT', placeholder: 'json|pretty', help: 'Log lines as JSON or readable text (default: pretty on a terminal, JSON otherwise)' },
   },
 };
 
 export async function runServer(options: ParsedOptions): Promise<number> {
+  const { dev, addresses, kind, postgresUrl, catalogDefaultPolicy, workers, log, advertise } = serverSettings(options);
+  if (options.check === true) {
+    process.stdout.write('configuration is valid\n');
+    return 0;
+  }
   // Loaded here, not at the top, so that `hangar --help` and the custom resources' commands
   // do not pay for the server's modules (the bundle evaluates a module on its first require).
   const { Engine } = require('../../engine/engine') as typeof import('../../engine/engine');
@@ -48,46 +62,21 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const { sweepPartialUploads } = require('../../engine/registry/uploads') as typeof import('../../engine/registry/uploads');
   const { startupWarnings } = require('../../engine/startup-warnings') as typeof import('../../engine/startup-warnings');
   const { v8Collector } = require('../../engine/collector') as typeof import('../../engine/collector');
-  const dev = options.dev === true;
-  if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
-  const addresses = {
-    registry: (options['registry-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.registry,
-    secrets: (options['secrets-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.secrets,
-    catalog: (options['catalog-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.catalog,
-  };
-  for (const [name, value] of Object.entries(addresses)) {
-    try {
-      parseHostPort(value);
-    } catch (err) {
-      throw new UsageError(`--${name}-addr: ${(err as Error).message}`);
-    }
-  }
-  const kind = (options.storage as string | undefined) ?? 'sqlite';
-  if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
-  if (kind === 'postgres' && !options['postgres-url']) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
-
-  // Anonymous catalog callers may do nothing outside dev mode (the public service's production guidance).
-  const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? (dev ? 'allow' : 'deny');
-  if (catalogDefaultPolicy !== 'allow' && catalogDefaultPolicy !== 'deny') {
-    throw new UsageError(`--catalog-default-policy must be allow or deny, not "${catalogDefaultPolicy}"`);
-  }
-
-  const workers = workerCount(options.workers as string | undefined);
   // In a worker thread of a server with several (server-threads.ts), the main thread decided these.
   const thread = threadData();
   const temporary = !thread && dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
   const dataDir = thread?.dataDir ?? temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
   const shared = thread ?? newThreadShared(workers);
   const storage: StorageConfig =
-    kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
+    kind === 'postgres' ? { kind, url: postgresUrl! } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
   const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   // A worker thread's lines say which thread wrote them.
-  const baseLogger = createLogger(logOptions(options, dev));
+  const baseLogger = createLogger(log);
   const logger = thread ? baseLogger.child({ thread: thread.index }) : baseLogger;
 
   const secretsKeyFile = options['secrets-key-file'] as string | undefined;
   const peers = shared && { channel: shared.channel, count: shared.count, index: thread?.index ?? 0 };
-  const catalogNode = { name: options['node-name'] as string | undefined, address: advertiseAddress(options, addresses.catalog) };
+  const catalogNode = { name: options['node-name'] as string | undefined, address: advertise };
   const engine = await Engine.open({
     storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers, catalogNode,
   });
@@ -163,6 +152,61 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   if (temporary) rmSync(temporary, { recursive: true, force: true });
   logger.info('stopped');
   return 0;
+}
+
+/**
+ * Every option of the server checked, before anything starts: what `--check` validates. A check that
+ * an option needs (a file that must load, a value that must parse) belongs here, not after the start.
+ */
+function serverSettings(options: ParsedOptions) {
+  const dev = options.dev === true;
+  if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
+  const addresses = {
+    registry: (options['registry-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.registry,
+    secrets: (options['secrets-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.secrets,
+    catalog: (options['catalog-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.catalog,
+  };
+  for (const [name, value] of Object.entries(addresses)) {
+    try {
+      parseHostPort(value);
+    } catch (err) {
+      throw new UsageError(`--${name}-addr: ${(err as Error).message}`);
+    }
+  }
+  const { kind, postgresUrl } = storageSettings(options);
+
+  // Anonymous catalog callers may do nothing outside dev mode (the public service's production guidance).
+  const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? (dev ? 'allow' : 'deny');
+  if (catalogDefaultPolicy !== 'allow' && catalogDefaultPolicy !== 'deny') {
+    throw new UsageError(`--catalog-default-policy must be allow or deny, not "${catalogDefaultPolicy}"`);
+  }
+  const workers = workerCount(options.workers as string | undefined);
+  const log = logOptions(options, dev);
+  const advertise = advertiseAddress(options, addresses.catalog);
+  return { dev, addresses, kind, postgresUrl, catalogDefaultPolicy, workers, log, advertise } as const;
+}
+
+/** --storage and --postgres-url, checked (also for the commands that open the server's storage). */
+export function storageSettings(options: ParsedOptions): { kind: 'sqlite' | 'postgres'; postgresUrl?: string } {
+  const kind = (options.storage as string | undefined) ?? 'sqlite';
+  if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
+  const postgresUrl = options['postgres-url'] as string | undefined;
+  if (kind === 'postgres' && !postgresUrl) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
+  if (postgresUrl !== undefined) checkPostgresUrl(postgresUrl);
+  return { kind, postgresUrl };
+}
+
+/** A connection URL that pg understands (postgres://, postgresql://, socket:); its password never appears in the message. */
+function checkPostgresUrl(url: string): void {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !['postgres:', 'postgresql:', 'socket:'].includes(parsed.protocol)) {
+    throw new UsageError('--postgres-url must be a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE');
+  }
 }
 
 /** "http://HOST:PORT" as listen() reports it, back to the HOST:PORT it listens on. */

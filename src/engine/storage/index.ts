@@ -7,6 +7,8 @@ import { Storage } from './types';
 
 export * from './types';
 export { UniqueViolation } from './errors';
+export { NewerSchemaError, pendingMigrations } from './apply-migrations';
+export { MIGRATIONS } from './migrations';
 export { allIn, IN_LIST_MAX } from './in-list';
 
 export type StorageConfig =
@@ -29,8 +31,11 @@ function sqliteStorage(config: Extract<StorageConfig, { kind: 'sqlite' }>): Sqli
   return new SqliteStorage(file, MIGRATIONS, new ThreadLock(lock));
 }
 
-/** Opens the configured storage and brings its schema up to date. */
-export async function openStorage(config: StorageConfig): Promise<Storage> {
+/**
+ * Opens the configured storage and brings its schema up to date (unless `migrate` is false: for
+ * looking at what is pending). A database a newer build migrated is refused (NewerSchemaError).
+ */
+export async function openStorage(config: StorageConfig, { migrate = true }: { migrate?: boolean } = {}): Promise<Storage> {
   const storage =
     config.kind === 'sqlite'
       ? sqliteStorage(config)
@@ -38,7 +43,7 @@ export async function openStorage(config: StorageConfig): Promise<Storage> {
       new (require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage')).PostgresStorage(config.url, MIGRATIONS);
   if (process.env[NESTED_TX_CHECK_VAR]) checkNesting(storage);
   try {
-    await storage.migrate();
+    if (migrate) await storage.migrate();
   } catch (err) {
     await storage.close().catch(() => undefined);
     throw err;
