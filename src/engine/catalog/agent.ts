@@ -1,3 +1,4 @@
+import { arch, availableParallelism, platform } from 'node:os';
 import type { Engine } from '../engine';
 import { notFound } from '../http/errors';
 import type { Db } from '../storage';
@@ -15,13 +16,22 @@ import {
 import type { Writes } from './index-state';
 import { CheckRow, deregister, getCheck, renderCheck, setCheckStatus, upsertCheck } from './nodes';
 import { badRequest, formatDuration, LOCAL_DATACENTER } from './route';
-import { COMPATIBLE_VERSION, ensureServerNode, isAlive, listServers, serverNodeId } from './servers';
+import { alivePeers, COMPATIBLE_VERSION, CONSUL_SERVICE, ensureServerNode, isAlive, listServers, SERVER_PORT, serverNodeId } from './servers';
 import { getService, renderService, ServiceRow } from './services';
+import { SERF_HEALTH } from './sessions';
 
 /**
  * The agent API of a server: one logical agent per server, whose node is the server's own node.
  * What is registered through it lands in the catalog on that node; the catalog is its only state.
  */
+
+/**
+ * The agent's own services and checks on its node (`s` and `c` the tables' aliases): the server's
+ * `consul` service and its serfHealth check are the catalog's, not the agent's (as on the public
+ * service's servers). Parameters: the agent's node.
+ */
+export const AGENT_SERVICES_WHERE = `s.node = ? AND NOT (s.ns = 'default' AND s.id = '${CONSUL_SERVICE}')`;
+export const AGENT_CHECKS_WHERE = `c.node = ? AND c.check_id <> '${SERF_HEALTH}'`;
 
 /** The node of this server's agent. */
 export function agentNode(engine: Engine): string {
@@ -237,4 +247,36 @@ export async function agentMembers(engine: Engine, db: Db): Promise<Record<strin
 /** This server as a member. */
 export async function selfMember(engine: Engine, db: Db): Promise<Record<string, unknown>> {
   return renderMember(agentNode(engine), engine.catalogNode.address, await serverNodeId(engine, db));
+}
+
+/**
+ * /v1/agent/self's `Stats`, the sections `consul info` prints, as strings like the public service's:
+ * the agent's services and checks (on this server's node), the build, the servers ("leader" the
+ * longest running alive, as /v1/status/leader), the runtime. No raft or serf sections: servers share
+ * a database, not a log or gossip.
+ */
+export async function agentStats(engine: Engine, db: Db): Promise<Record<string, Record<string, string>>> {
+  const node = agentNode(engine);
+  const count = async (sql: string) => String((await db.get<{ n: number | string }>(sql, [node]))?.n ?? 0);
+  const peers = await alivePeers(engine, db);
+  const self = `${engine.catalogNode.address}:${SERVER_PORT}`;
+  return {
+    agent: {
+      check_monitors: '0',
+      check_ttls: await count(`SELECT COUNT(*) AS n FROM catalog_checks c WHERE ${AGENT_CHECKS_WHERE} AND c.type = 'ttl'`),
+      checks: await count(`SELECT COUNT(*) AS n FROM catalog_checks c WHERE ${AGENT_CHECKS_WHERE}`),
+      services: await count(`SELECT COUNT(*) AS n FROM catalog_services s WHERE ${AGENT_SERVICES_WHERE}`),
+    },
+    build: { prerelease: '', revision: '', version: COMPATIBLE_VERSION },
+    consul: {
+      acl: 'enabled',
+      bootstrap: 'false',
+      known_datacenters: '1',
+      leader: String(peers[0] === self),
+      leader_addr: peers[0],
+      server: 'true',
+    },
+    // Go's names of the architecture (GOARCH), as the public service reports them.
+    runtime: { arch: ({ x64: 'amd64', ia32: '386' } as Record<string, string>)[arch()] ?? arch(), cpu_count: String(availableParallelism()), os: platform(), version: process.version },
+  };
 }

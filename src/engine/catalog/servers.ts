@@ -43,6 +43,16 @@ export async function listServers(db: Db): Promise<ServerRow[]> {
 
 export const isAlive = (row: ServerRow, now: number): boolean => Number(row.seen_at) > now - DEAD_AFTER_MS;
 
+/**
+ * The servers alive (this one always), as `address:8300`, the longest running first (this server alone
+ * until it registered itself). Servers on one database share all state: the "leader" is the first.
+ */
+export async function alivePeers(engine: Engine, db: Db): Promise<string[]> {
+  const now = engine.clock.now();
+  const alive = (await listServers(db)).filter((s) => s.name === engine.catalogNode.name || isAlive(s, now)).map((s) => `${s.address}:${SERVER_PORT}`);
+  return alive.length > 0 ? [...new Set(alive)] : [`${engine.catalogNode.address}:${SERVER_PORT}`];
+}
+
 /** The node ID of this server, empty until it registered itself. */
 export async function serverNodeId(engine: Engine, db: Db): Promise<string> {
   const row = await db.get<{ node_id: string }>('SELECT node_id FROM catalog_servers WHERE name = ?', [engine.catalogNode.name]);

@@ -38,6 +38,9 @@ describe.each(STORAGE_KINDS)('catalog agent API (%s)', (kind) => {
       ID: 'api-1', Service: 'api', Port: 9000, Weights: { Passing: 3, Warning: 1 }, EnableTagOverride: true, Datacenter: 'dc1',
     }));
     expect(services['api-1'].CreateIndex).toBeUndefined();
+    // `consul info`: the agent's services and checks, as strings.
+    const stats = (await s.root('GET', '/v1/agent/self')).body.Stats.agent;
+    expect(stats).toEqual({ check_monitors: '0', check_ttls: '1', checks: '2', services: '1' });
     const one = await s.root('GET', '/v1/agent/service/api-1');
     expect(one.body.ContentHash).toBe(one.headers['x-consul-contenthash']);
     expect((await s.root('GET', '/v1/agent/service/nope')).status).toBe(404);
@@ -193,5 +196,8 @@ describe.each(STORAGE_KINDS)('catalog agent API (%s)', (kind) => {
     expect(members).toEqual([expect.objectContaining({ Name: node, Status: 1, Tags: expect.objectContaining({ role: 'consul', dc: 'dc1' }) })]);
     expect((await s.root('PUT', '/v1/agent/join/10.9.9.9')).status).toBe(400);
     expect((await s.root('PUT', '/v1/agent/leave')).status).toBe(200);
+    // `consul reload`: agent:write; nothing to read again (the configuration comes from flags when the server starts).
+    expect((await s.as(writer, 'PUT', '/v1/agent/reload')).status).toBe(403);
+    expect((await s.root('PUT', '/v1/agent/reload')).status).toBe(200);
   });
 });

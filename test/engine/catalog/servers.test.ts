@@ -48,6 +48,11 @@ describe.each(STORAGE_KINDS)('catalog servers as nodes (%s)', (kind) => {
     expect(members.map((m: any) => [m.Name, m.Addr, m.Status, m.Tags.role])).toEqual([['server-a', '127.0.0.11', 1, 'consul'], ['server-b', '127.0.0.12', 1, 'consul']]);
     expect((await a.root('GET', '/v1/status/peers')).body).toEqual(['127.0.0.11:8300', '127.0.0.12:8300']);
     expect((await b.root('GET', '/v1/status/leader')).body).toBe('127.0.0.11:8300');
+    // `consul info` prints agent/self's Stats: the longest running server leads.
+    expect(self.Stats.consul).toEqual({ acl: 'enabled', bootstrap: 'false', known_datacenters: '1', leader: 'true', leader_addr: '127.0.0.11:8300', server: 'true' });
+    expect((await b.root('GET', '/v1/agent/self')).body.Stats.consul).toEqual(expect.objectContaining({ leader: 'false', leader_addr: '127.0.0.11:8300' }));
+    expect(self.Stats.build.version).toMatch(/^1\.\d+\.\d+$/);
+    expect(self.Stats.runtime).toEqual(expect.objectContaining({ os: 'linux', arch: expect.stringMatching(/^(amd64|arm64|\w+)$/) }));
     expect((await a.root('PUT', '/v1/agent/join/127.0.0.12')).status).toBe(200);
 
     // Registrations through each server's agent land on its own node.

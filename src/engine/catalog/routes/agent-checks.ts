@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Reply } from '../../http/routes';
-import { AGENT_STATUSES, agentCheck, agentCheckOf, agentNode, storeAgentCheck, updateTtlCheck } from '../agent';
+import { AGENT_CHECKS_WHERE, AGENT_STATUSES, agentCheck, agentCheckOf, agentNode, storeAgentCheck, updateTtlCheck } from '../agent';
 import { AgentCheckBody } from '../checks';
 import { readNamespace, requestNamespace, requireLiveNamespace } from '../namespaces';
 import { CheckRow, deregister, renderCheck } from '../nodes';
@@ -9,7 +9,6 @@ import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulO
 import { requestWrites } from '../runtime';
 import { ensureServerNode } from '../servers';
 import { getService } from '../services';
-import { SERF_HEALTH } from '../sessions';
 
 const IdPath = z.object({ '*': z.string() });
 const NoteQuery = CommonQuery.extend({ note: z.string().optional() });
@@ -53,9 +52,8 @@ export const agentCheckRoutes = [
       const filter = listFilter(query.filter);
       const rows = await ctx.db.all<CheckRow & { tags: string | null }>(
         `SELECT c.*, s.tags AS tags FROM catalog_checks c LEFT JOIN catalog_services s ON s.node = c.node AND s.ns = c.ns AND s.id = c.service_id
-          WHERE c.node = ? AND c.check_id <> ? ORDER BY c.check_id`,
-        // serfHealth is the catalog's check of the server, not one of its agent's.
-        [agentNode(ctx.engine), SERF_HEALTH],
+          WHERE ${AGENT_CHECKS_WHERE} ORDER BY c.check_id`,
+        [agentNode(ctx.engine)],
       );
       const visible = rows.filter((r) => (ns === undefined || r.ns === ns)
         && (r.service_id ? authz.allowed('service', 'read', r.service_name, r.ns) : authz.allowed('node', 'read', r.node)));

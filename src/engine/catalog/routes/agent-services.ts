@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { notFound } from '../../http/errors';
 import { Reply } from '../../http/routes';
 import {
+  AGENT_SERVICES_WHERE,
   agentCheckOf,
   agentNode,
   agentService,
@@ -18,7 +19,7 @@ import { deregister } from '../nodes';
 import { listFilter } from '../query';
 import { actorOf, badRequest, CatalogContext, catalogRoute, CommonQuery, consulObject, ignored, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
-import { CONSUL_SERVICE, ensureServerNode } from '../servers';
+import { ensureServerNode } from '../servers';
 import { getService, SERVICE_FIELDS, ServiceRow, upsertService, validateService } from '../services';
 
 /** structs.ServiceDefinition (the Go client's AgentServiceRegistration): the service, with its checks. */
@@ -49,15 +50,13 @@ export function parseEnable(value: string | undefined): boolean {
 }
 
 /**
- * The agent's services in the request's namespace that the caller may read; the server's `consul`
- * service is the catalog's, not the agent's (as on the public service's servers).
+ * The agent's services in the request's namespace that the caller may read (not the server's `consul`
+ * service: AGENT_SERVICES_WHERE).
  */
 async function visibleServices(ctx: CatalogContext, query: CommonQuery): Promise<ServiceRow[]> {
   const authz = actorOf(ctx).authz;
   const ns = readNamespace(ctx, query);
-  const rows = await ctx.db.all<ServiceRow>("SELECT * FROM catalog_services WHERE node = ? AND NOT (ns = 'default' AND id = ?) ORDER BY id", [
-    agentNode(ctx.engine), CONSUL_SERVICE,
-  ]);
+  const rows = await ctx.db.all<ServiceRow>(`SELECT * FROM catalog_services s WHERE ${AGENT_SERVICES_WHERE} ORDER BY id`, [agentNode(ctx.engine)]);
   return rows.filter((r) => (ns === undefined || r.ns === ns) && authz.allowed('service', 'read', r.name, r.ns));
 }
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Reply } from '../../http/routes';
 import { MetricsFormat, renderMetrics } from '../../operations';
 import { VERSION } from '../../version';
-import { agentMembers, agentNode, selfMember, setMaintenance } from '../agent';
+import { agentMembers, agentNode, agentStats, selfMember, setMaintenance } from '../agent';
 import { listFilter } from '../query';
 import { actorOf, badRequest, catalogRoute, CommonQuery, LOCAL_DATACENTER, requirePermission } from '../route';
 import { requestWrites } from '../runtime';
@@ -10,7 +10,7 @@ import { COMPATIBLE_VERSION, serverNodeId } from '../servers';
 import { parseEnable } from './agent-services';
 
 
-/** /v1/agent/self, /v1/agent/version and /v1/agent/metrics: the one server as the agent clients talk to. */
+/** /v1/agent/self, /v1/agent/version, /v1/agent/metrics and the agent's operations: the one server as the agent clients talk to. */
 export const agentRoutes = [
   catalogRoute({
     method: 'GET',
@@ -38,7 +38,7 @@ export const agentRoutes = [
         Coord: { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 },
         Member: await selfMember(ctx.engine, ctx.db),
         Meta: { 'hangar-version': VERSION, 'consul-network-segment': '', 'consul-version': COMPATIBLE_VERSION },
-        Stats: {},
+        Stats: await agentStats(ctx.engine, ctx.db),
         xDS: {},
       };
     },
@@ -110,6 +110,19 @@ export const agentRoutes = [
       const address = params['*'];
       const known = members.some((m) => address === m.Addr || address === `${m.Addr}:${m.Port}` || address === m.Name);
       if (!known) throw badRequest(`Failed to join ${address}: Hangar servers find each other through their shared database; ${address} is not one of them`);
+      return new Reply(200);
+    },
+  }),
+  catalogRoute({
+    method: 'PUT',
+    path: '/v1/agent/reload',
+    query: CommonQuery,
+    permission: 'agent:write (on the agent\'s node)',
+    transaction: 'read',
+    handler: async (_input, ctx) => {
+      requirePermission(ctx, 'agent', 'write', agentNode(ctx.engine));
+      // A server's configuration comes from its flags and environment when it starts (no configuration
+      // files to read again): reloading succeeds and changes nothing, as on an agent whose files did not change.
       return new Reply(200);
     },
   }),

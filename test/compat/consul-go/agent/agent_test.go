@@ -131,6 +131,24 @@ func TestMembersAndNode(t *testing.T) {
 	}
 }
 
+// What `consul info` and `consul reload` call: Self's Stats sections and Reload.
+func TestSelfStatsAndReload(t *testing.T) {
+	c := hangar.Client(t)
+	self, err := c.Agent().Self()
+	hangar.Must(t, err)
+	stats, ok := self["Stats"]
+	if !ok {
+		t.Fatalf("no Stats in agent/self: %v", self)
+	}
+	consul, _ := stats["consul"].(map[string]interface{})
+	build, _ := stats["build"].(map[string]interface{})
+	agent, _ := stats["agent"].(map[string]interface{})
+	if consul["server"] != "true" || consul["leader"] != "true" || build["version"] == "" || agent["services"] == nil {
+		t.Fatalf("Stats: %v", stats)
+	}
+	hangar.Must(t, c.Agent().Reload())
+}
+
 func TestNodeServiceListAndSlashNames(t *testing.T) {
 	c := hangar.Client(t)
 	node := "redis/" + hangar.Name("redis")
