@@ -379,11 +379,6 @@ const ServiceDesired = z.object({
 });
 type ServiceDesired = z.infer<typeof ServiceDesired>;
 
-/** `<namespace>/<node>/<service ID>`, node and ID URI-encoded. */
-export function serviceKey(ns: string, node: string, serviceId: string): string {
-  return [ns, node, serviceId].map(encodeURIComponent).join('/');
-}
-
 function splitServiceKey(key: string): { ns: string; node: string; id: string } {
   const [ns, node, id] = splitKey(key, 3).map(decodeURIComponent);
   return { ns, node, id };

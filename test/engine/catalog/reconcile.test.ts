@@ -1,7 +1,7 @@
 import { CatalogClient } from '../../../src/client/catalog';
 import { openTransport } from '../../../src/client/open';
 import { apply, destroy } from '../../../src/reconcile';
-import { serviceKey } from '../../../src/reconcile/catalog-kinds';
+import { serviceKey } from '../../../src/reconcile/catalog-key';
 import { embeddedSecrets } from '../secrets/embedded-reconcile';
 
 /** The node and service kinds through the embedded engine (the CLI's in-process mode). */
