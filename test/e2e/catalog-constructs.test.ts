@@ -268,6 +268,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
           role: await c.getRoleByName('team-web', 'deployer'),
           method: await c.getAuthMethod('team-web', 'ci'),
           rules: await c.listBindingRules('team-web', 'ci'),
+          services: (await c.nodeServices('web-lb', 'team-web')).map((x) => [x.ID, x.Port, x.Tags]),
         };
       } finally {
         await transport.close();
@@ -277,6 +278,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
     expect(deployed.role).toMatchObject({ Policies: [{ Name: 'web-kv' }] });
     expect(deployed.method?.Config).toMatchObject({ JWTValidationPubKeys: [CI_JWT_PUBLIC_KEY], BoundIssuer: 'https://ci.example.com' });
     expect(deployed.rules).toEqual([expect.objectContaining({ BindName: 'deploy-${value.repo}', Description: '[hangar:deploys]' })]);
+    expect(deployed.services).toEqual([['web', 443, ['lb']]]);
 
     // hangar diff: in sync; a policy changed by hand is drift, which --fix undoes.
     const clean = hangar(['diff', ws.dir]);
@@ -291,7 +293,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
     expect(hangar(['diff', ws.dir, '--fix']).code).toBe(0);
     expect(hangar(['diff', ws.dir]).code).toBe(0);
     ws.destroy();
-    expect(await read()).toEqual({ role: undefined, method: undefined, rules: [] });
+    expect(await read()).toEqual({ role: undefined, method: undefined, rules: [], services: [] });
   });
 
   test('HTTP mode: a running server, the token from the environment, never in the state', async () => {
