@@ -115,6 +115,13 @@ export {
   BindingRule,
   BindingRuleProps,
   BindType,
+  CatalogNode,
+  CatalogNodeProps,
+  CatalogService,
+  CatalogServiceProps,
+  CatalogServiceCheck,
+  CatalogServiceWeights,
+  CatalogCheckStatus,
 } from './constructs/catalog';
 // secrets constructs: kv, transit keys, token roles
 export {

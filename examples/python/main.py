@@ -20,6 +20,9 @@ from hangar_cdktf import (
     Box,
     BoxProvider,
     BoxVersion,
+    CatalogNode,
+    CatalogService,
+    CatalogServiceCheck,
     Hangar,
     JwtAuthBackend,
     JwtAuthRole,
@@ -96,6 +99,22 @@ class ExampleStack(TerraformStack):
             selector='value.repo != ""',
             bind_type=BindType.SERVICE,
             bind_name="deploy-${value.repo}",
+        )
+        # An external service in the team's namespace, on a node no agent runs on, with a TCP check.
+        lb = CatalogNode(
+            self, "LbNode", name="web-lb", address="192.0.2.80", meta={"external-node": "true", "external-probe": "true"}
+        )
+        CatalogService(
+            self,
+            "Lb",
+            node=lb,
+            namespace=namespace,
+            name="web",
+            port=443,
+            tags=["lb"],
+            checks=[
+                CatalogServiceCheck(check_id="web-lb-tcp", name="TLS port", tcp="192.0.2.80:443", interval="10s", timeout="2s")
+            ],
         )
         # The secrets service: the CI logs in at auth/jwt-ci with its JWTs (audience "hangar") and gets
         # a token with policy ci-deployer. --dev already mounts auth/jwt, hence a mount of its own.

@@ -11,6 +11,8 @@ import {
   Box,
   BoxProvider,
   BoxVersion,
+  CatalogNode,
+  CatalogService,
   Hangar,
   JwtAuthBackend,
   JwtAuthRole,
@@ -70,7 +72,7 @@ Bo0xcYRbC+SawFuj1plNTCWf+5I3tcpSXj6P962UqWy1/qoU9nF30BR0GQ==
 export const CI_JWT_PUBKEYS_ENV = 'HANGAR_EXAMPLE_CI_JWT_PUBKEYS';
 
 /**
- * What Hangar supports so far: boxes in the registry; namespaces and ACL objects in the catalog; a
+ * What Hangar supports so far: boxes in the registry; namespaces, ACL objects and an external service in the catalog; a
  * policy and a JWT login for the CI in the secrets service.
  */
 export class ExampleStack extends TerraformStack {
@@ -127,6 +129,22 @@ export class ExampleStack extends TerraformStack {
         selector: 'value.repo != ""',
         bindType: BindType.SERVICE,
         bindName: 'deploy-${value.repo}',
+      });
+      // An external service in the team's namespace, on a node no agent runs on, with a TCP check.
+      const lb = new CatalogNode(this, 'LbNode', {
+        hangar,
+        name: 'web-lb',
+        address: '192.0.2.80',
+        meta: { 'external-node': 'true', 'external-probe': 'true' },
+      });
+      new CatalogService(this, 'Lb', {
+        hangar,
+        node: lb,
+        namespace,
+        name: 'web',
+        port: 443,
+        tags: ['lb'],
+        checks: [{ checkId: 'web-lb-tcp', name: 'TLS port', tcp: '192.0.2.80:443', interval: '10s', timeout: '2s' }],
       });
     }
     if (options.withSecrets ?? true) {

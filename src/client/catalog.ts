@@ -55,12 +55,60 @@ export interface CatalogBindingRule {
   readonly Namespace: string;
 }
 
+/** A node as /v1/catalog/node answers it. */
+export interface CatalogNodeInfo {
+  readonly ID: string;
+  readonly Node: string;
+  readonly Address: string;
+  readonly Datacenter: string;
+  readonly TaggedAddresses?: Record<string, string> | null;
+  readonly Meta?: Record<string, string> | null;
+}
+
+/** A service of a node (structs.NodeService). */
+export interface CatalogNodeService {
+  readonly ID: string;
+  readonly Service: string;
+  readonly Tags?: string[] | null;
+  readonly Address: string;
+  readonly Port: number;
+  readonly Meta?: Record<string, string> | null;
+  readonly Weights?: { readonly Passing: number; readonly Warning: number };
+  readonly EnableTagOverride: boolean;
+  readonly Namespace?: string;
+}
+
+/** A health check (structs.HealthCheck); the definition's durations are Go durations ("10s"). */
+export interface CatalogHealthCheck {
+  readonly Node: string;
+  readonly CheckID: string;
+  readonly Name: string;
+  readonly Status: string;
+  readonly Notes: string;
+  readonly ServiceID: string;
+  readonly Namespace?: string;
+  readonly Definition: {
+    readonly HTTP?: string;
+    readonly TCP?: string;
+    readonly UDP?: string;
+    readonly GRPC?: string;
+    readonly Method?: string;
+    readonly Header?: Record<string, string[]> | null;
+    readonly TLSSkipVerify?: boolean;
+    readonly Interval?: string;
+    readonly Timeout?: string;
+    readonly DeregisterCriticalServiceAfter?: string;
+  };
+}
+
 /** Fields of a write; the catalog's own (capitalized) names. */
 export type CatalogFields = Record<string, unknown>;
 
 const enc = encodeURIComponent;
+/** A node name in a path: its segments encoded, its '/' kept (the catalog reads the rest of the path as the name). */
+const encNode = (name: string) => name.split('/').map(enc).join('/');
 
-/** Typed client of the catalog API (the ACL objects and namespaces that constructs manage). */
+/** Typed client of the catalog API (the ACL objects, namespaces, nodes and services that constructs manage). */
 export class CatalogClient {
   constructor(
     private readonly transport: Transport,
@@ -174,5 +222,32 @@ export class CatalogClient {
 
   deleteBindingRule(ns: string, id: string): Promise<boolean> {
     return this.call('DELETE', `/v1/acl/binding-rule/${enc(id)}`, undefined, [200], { ns });
+  }
+
+  // Nodes, services and checks --------------------------------------------------------------------
+
+  getNode(name: string): Promise<CatalogNodeInfo | undefined> {
+    return this.call<{ Node: CatalogNodeInfo } | null>('GET', `/v1/catalog/node/${encNode(name)}`, undefined, [200]).then((found) => found?.Node);
+  }
+
+  /** A node's services in a namespace; empty when the node does not exist. */
+  async nodeServices(node: string, ns: string): Promise<CatalogNodeService[]> {
+    const found = await this.call<{ Services: CatalogNodeService[] | null }>('GET', `/v1/catalog/node-services/${encNode(node)}`, undefined, [200], { ns });
+    return found.Services ?? [];
+  }
+
+  /** A node's checks in a namespace. */
+  nodeChecks(node: string, ns: string): Promise<CatalogHealthCheck[]> {
+    return this.call('GET', `/v1/health/node/${encNode(node)}`, undefined, [200], { ns });
+  }
+
+  /** PUT /v1/catalog/register (structs.RegisterRequest). */
+  register(fields: CatalogFields): Promise<boolean> {
+    return this.call('PUT', '/v1/catalog/register', fields, [200]);
+  }
+
+  /** PUT /v1/catalog/deregister: a node, or one of its services or checks. */
+  deregister(fields: CatalogFields): Promise<boolean> {
+    return this.call('PUT', '/v1/catalog/deregister', fields, [200]);
   }
 }

@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { Clients } from './clients';
 import { differences, Outcome, ResourceKind } from './kind';
-import { parseDuration } from '../engine/catalog/route';
+import type { CatalogHealthCheck, CatalogNodeService } from '../client/catalog';
+import { formatDuration, parseDuration } from '../engine/catalog/route';
 
 /**
- * The catalog's managed objects: namespaces, ACL policies, roles, auth methods and binding rules.
- * Keys: a namespace's is its name; the others' are `<namespace>/<name>`, and a binding rule's
- * `<namespace>/<auth method>/<name>`. Binding rules have server-assigned IDs: the rule carries its
+ * The catalog's managed objects: namespaces, ACL policies, roles, auth methods, binding rules,
+ * nodes and services. Keys: a namespace's and a node's is its name; the ACL objects' are
+ * `<namespace>/<name>`, a binding rule's `<namespace>/<auth method>/<name>`, and a service's
+ * `<namespace>/<node>/<service ID>` with node and ID URI-encoded (both may hold '/'). Binding rules have server-assigned IDs: the rule carries its
  * name as a marker at the end of its Description, `[hangar:<name>]`, by which it is found again.
  */
 
@@ -185,18 +187,21 @@ export const catalogRoleKind: ResourceKind<RoleDesired> = {
   delete: (clients, key) => clients.catalog.deleteRoleByName(...(splitKey(key, 2) as [string, string])),
 };
 
+/** A Go duration ("1h"), or empty for none, as nanoseconds (so that "60s" and "1m0s" compare equal). */
+const Duration = z
+  .string()
+  .default('')
+  .transform((text, ctx) => {
+    const ns = text === '' ? 0 : parseDuration(text);
+    if (ns === undefined) ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration such as "1h" or "30m"` });
+    return ns ?? 0;
+  });
+
 const AuthMethodDesired = z.object({
   displayName: z.string().default(''),
   description: z.string().default(''),
   /** A Go duration ("1h"), or empty for none; compared in nanoseconds. */
-  maxTokenTtl: z
-    .string()
-    .default('')
-    .transform((text, ctx) => {
-      const ns = text === '' ? 0 : parseDuration(text);
-      if (ns === undefined) ctx.addIssue({ code: 'custom', message: `"${text}" is not a duration such as "1h" or "30m"` });
-      return ns ?? 0;
-    }),
+  maxTokenTtl: Duration,
   tokenLocality: z.enum(['', 'local', 'global']).default(''),
   /** The jwt configuration, in the catalog's field names. */
   config: z.record(z.string(), z.unknown()).transform((config) => canonical(config) as Record<string, unknown>),
@@ -287,8 +292,225 @@ export const catalogBindingRuleKind: ResourceKind<BindingRuleDesired> = {
   },
 };
 
+const StringMap = z
+  .record(z.string(), z.string())
+  .default({})
+  .transform((map) => canonical(map) as Record<string, string>);
+
+const NodeDesired = z.object({
+  address: z.string().min(1),
+  /** Unset: the server's own datacenter (not compared). */
+  datacenter: z.string().optional(),
+  meta: StringMap,
+  taggedAddresses: StringMap,
+});
+type NodeDesired = z.infer<typeof NodeDesired>;
+
+/**
+ * `catalog.node`: a node registered through the catalog (an external node, as the public provider's
+ * `consul_node`); an update re-registers it in place. Deleting it removes its services and checks.
+ */
+export const catalogNodeKind: ResourceKind<NodeDesired> = {
+  kind: 'catalog.node',
+  deleteOrder: 15,
+  desired: NodeDesired as unknown as z.ZodType<NodeDesired>,
+  async read(clients, key) {
+    const node = await clients.catalog.getNode(key);
+    return (
+      node && {
+        address: node.Address,
+        datacenter: node.Datacenter,
+        meta: canonical(node.Meta ?? {}) as Record<string, string>,
+        taggedAddresses: canonical(node.TaggedAddresses ?? {}) as Record<string, string>,
+      }
+    );
+  },
+  async upsert(clients, key, desired) {
+    const { address, datacenter, taggedAddresses, meta } = desired;
+    const fields = { Node: key, Address: address, Datacenter: datacenter, TaggedAddresses: taggedAddresses, NodeMeta: meta };
+    const register = () => clients.catalog.register(fields);
+    return converge(await this.read(clients, key), desired, register, register);
+  },
+  async delete(clients, key) {
+    if (!(await clients.catalog.getNode(key))) return false;
+    return clients.catalog.deregister({ Node: key });
+  },
+};
+
+/** A check of a service, as the public provider's `consul_service` declares it. */
+const CheckDesired = z.object({
+  checkId: z.string().min(1),
+  name: z.string().min(1),
+  notes: z.string().default(''),
+  /** The status a new check starts with (empty: critical); the checker owns it afterwards, so it is not compared. */
+  status: z.enum(['', 'passing', 'warning', 'critical']).default(''),
+  http: z.string().default(''),
+  tcp: z.string().default(''),
+  udp: z.string().default(''),
+  grpc: z.string().default(''),
+  method: z.string().default(''),
+  header: z
+    .record(z.string(), z.array(z.string()))
+    .default({})
+    .transform((map) => canonical(map) as Record<string, string[]>),
+  tlsSkipVerify: z.boolean().default(false),
+  interval: Duration,
+  timeout: Duration,
+  deregisterCriticalServiceAfter: Duration,
+});
+type CheckDesired = z.infer<typeof CheckDesired>;
+
+const ServiceDesired = z.object({
+  name: z.string().min(1),
+  /** Empty: none of its own (readers fall back to the node's address). */
+  address: z.string().default(''),
+  port: z.number().int().min(0).max(65535).default(0),
+  tags: z.array(z.string()).default([]),
+  meta: StringMap,
+  enableTagOverride: z.boolean().default(false),
+  /** The public service's default: passing 1, warning 1. */
+  weights: z.object({ passing: z.number().int().min(1), warning: z.number().int().min(0) }).default({ passing: 1, warning: 1 }),
+  /** Unset: the server's own datacenter (not compared). */
+  datacenter: z.string().optional(),
+  checks: z
+    .array(CheckDesired)
+    .default([])
+    .transform((checks) => [...checks].sort((a, b) => (a.checkId < b.checkId ? -1 : 1))),
+});
+type ServiceDesired = z.infer<typeof ServiceDesired>;
+
+function splitServiceKey(key: string): { ns: string; node: string; id: string } {
+  const [ns, node, id] = splitKey(key, 3).map(decodeURIComponent);
+  return { ns, node, id };
+}
+
+/** The service and its checks as they are live. */
+async function liveService(clients: Clients, key: string): Promise<{ service: CatalogNodeService; checks: CatalogHealthCheck[] } | undefined> {
+  const { ns, node, id } = splitServiceKey(key);
+  const service = (await clients.catalog.nodeServices(node, ns)).find((s) => s.ID === id);
+  if (!service) return undefined;
+  const checks = (await clients.catalog.nodeChecks(node, ns)).filter((c) => c.ServiceID === id);
+  return { service, checks };
+}
+
+/** A live check in the shape of the desired ones; `initial` is the status it was declared with. */
+function checkShape(check: CatalogHealthCheck, initial: CheckDesired['status']): CheckDesired {
+  const d = check.Definition ?? {};
+  const duration = (text: string | undefined) => (text ? (parseDuration(text) ?? 0) : 0);
+  return {
+    checkId: check.CheckID,
+    name: check.Name,
+    notes: check.Notes,
+    status: initial,
+    http: d.HTTP ?? '',
+    tcp: d.TCP ?? '',
+    udp: d.UDP ?? '',
+    grpc: d.GRPC ?? '',
+    method: d.Method ?? '',
+    header: canonical(d.Header ?? {}) as Record<string, string[]>,
+    tlsSkipVerify: d.TLSSkipVerify ?? false,
+    interval: duration(d.Interval),
+    timeout: duration(d.Timeout),
+    deregisterCriticalServiceAfter: duration(d.DeregisterCriticalServiceAfter),
+  };
+}
+
+/** A check as /v1/catalog/register takes it; a check that exists keeps the status its checks gave it. */
+function checkBody(node: string, ns: string, serviceId: string, check: CheckDesired, liveStatus: string | undefined) {
+  const duration = (nanos: number) => (nanos ? formatDuration(nanos) : undefined);
+  return {
+    Node: node,
+    CheckID: check.checkId,
+    Name: check.name,
+    Notes: check.notes,
+    Status: liveStatus ?? check.status,
+    ServiceID: serviceId,
+    Namespace: ns,
+    Definition: {
+      HTTP: check.http || undefined,
+      TCP: check.tcp || undefined,
+      UDP: check.udp || undefined,
+      GRPC: check.grpc || undefined,
+      Method: check.method || undefined,
+      Header: Object.keys(check.header).length ? check.header : undefined,
+      TLSSkipVerify: check.tlsSkipVerify || undefined,
+      Interval: duration(check.interval),
+      Timeout: duration(check.timeout),
+      DeregisterCriticalServiceAfter: duration(check.deregisterCriticalServiceAfter),
+    },
+  };
+}
+
+/**
+ * `catalog.service`: an external service on a node, with its checks, registered through the catalog
+ * as the public provider's `consul_service` does: the node must exist and is left as it is. Any
+ * change re-registers the service in place; checks no longer declared are deregistered.
+ */
+export const catalogServiceKind: ResourceKind<ServiceDesired> = {
+  kind: 'catalog.service',
+  deleteOrder: 18,
+  desired: ServiceDesired as unknown as z.ZodType<ServiceDesired>,
+  async read(clients, key, desired) {
+    const live = await liveService(clients, key);
+    if (!live) return undefined;
+    const { service, checks } = live;
+    const initial = (id: string) => desired?.checks.find((c) => c.checkId === id)?.status ?? '';
+    return {
+      name: service.Service,
+      address: service.Address,
+      port: service.Port,
+      tags: service.Tags ?? [],
+      meta: canonical(service.Meta ?? {}) as Record<string, string>,
+      enableTagOverride: service.EnableTagOverride,
+      weights: { passing: service.Weights?.Passing ?? 1, warning: service.Weights?.Warning ?? 1 },
+      datacenter: desired?.datacenter,
+      checks: checks.map((c) => checkShape(c, initial(c.CheckID))).sort((a, b) => (a.checkId < b.checkId ? -1 : 1)),
+    };
+  },
+  async upsert(clients, key, desired) {
+    const { ns, node, id } = splitServiceKey(key);
+    const nodeInfo = await clients.catalog.getNode(node);
+    if (!nodeInfo) throw new Error(`node "${node}" does not exist: declare it with a CatalogNode (or register it) before its services`);
+    const live = await liveService(clients, key);
+    const actual = live && (await this.read(clients, key, desired));
+    if (actual && differences(desired, actual).length === 0) return 'unchanged';
+    const liveStatus = new Map((live?.checks ?? []).map((c) => [c.CheckID, c.Status]));
+    await clients.catalog.register({
+      Datacenter: desired.datacenter,
+      Node: node,
+      Address: nodeInfo.Address,
+      // Registering a service leaves its node as it is (the public provider's choice too).
+      SkipNodeUpdate: true,
+      Service: {
+        ID: id,
+        Service: desired.name,
+        Address: desired.address,
+        Port: desired.port,
+        Tags: desired.tags,
+        Meta: desired.meta,
+        EnableTagOverride: desired.enableTagOverride,
+        Weights: { Passing: desired.weights.passing, Warning: desired.weights.warning },
+        Namespace: ns,
+      },
+      Checks: desired.checks.map((c) => checkBody(node, ns, id, c, liveStatus.get(c.checkId))),
+    });
+    // A registration adds and updates checks but removes none: those no longer declared go here.
+    const declared = new Set(desired.checks.map((c) => c.checkId));
+    for (const check of live?.checks ?? []) {
+      if (!declared.has(check.CheckID)) await clients.catalog.deregister({ Node: node, CheckID: check.CheckID, Namespace: ns });
+    }
+    return live ? 'updated' : 'created';
+  },
+  async delete(clients, key) {
+    if (!(await liveService(clients, key))) return false;
+    const { ns, node, id } = splitServiceKey(key);
+    return clients.catalog.deregister({ Node: node, ServiceID: id, Namespace: ns });
+  },
+};
+
 export const CATALOG_KINDS = [
   catalogNamespaceKind,
   catalogNamespaceDefaultsKind,
   catalogPolicyKind, catalogRoleKind, catalogAuthMethodKind, catalogBindingRuleKind,
+  catalogNodeKind, catalogServiceKind,
 ] as const;

@@ -1,5 +1,7 @@
 import { TerraformStack, Testing } from 'cdktf';
-import { AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, Namespace, TokenLocality } from '../../src';
+import {
+  AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, CatalogCheckStatus, CatalogNode, CatalogService, Namespace, TokenLocality,
+} from '../../src';
 import { kindOf } from '../../src/reconcile';
 import { decodePayload } from '../../src/reconcile/payload';
 import { byPath, idOf, synth } from '../helpers/synth';
@@ -103,5 +105,109 @@ describe('catalog constructs', () => {
     expect(() => new BindingRule(other, 'B', { name: 'a/b', authMethod: m, bindType: BindType.ROLE, bindName: 'x' })).toThrow(/BindingRule name "a\/b" is invalid/);
     expect(() => new BindingRule(other, 'C', { name: 'c', authMethod: m, bindType: 'group' as BindType, bindName: 'x' })).toThrow(/bindType "group" is invalid/);
     expect(() => new BindingRule(other, 'D', { name: 'd', authMethod: m, bindType: BindType.ROLE, bindName: '' })).toThrow(/bindName is empty/);
+  });
+
+  describe('CatalogNode and CatalogService', () => {
+    function nodeAndService(stack: TerraformStack) {
+      const ns = new Namespace(stack, 'Team', { name: 'team-a' });
+      const node = new CatalogNode(stack, 'Node', {
+        name: 'db-1', address: '10.0.0.5', meta: { 'external-node': 'true' }, taggedAddresses: { lan: '10.0.0.5', wan: 'db.example.com' },
+      });
+      const service = new CatalogService(stack, 'Pg', {
+        name: 'postgres',
+        serviceId: 'postgres-1',
+        node,
+        namespace: ns,
+        port: 5432,
+        tags: ['primary'],
+        meta: { version: '16' },
+        enableTagOverride: true,
+        weights: { passing: 10 },
+        checks: [
+          { checkId: 'pg-tcp', name: 'TCP', tcp: '10.0.0.5:5432', interval: '10s', timeout: '1s', deregisterCriticalServiceAfter: '1h' },
+          { checkId: 'pg-http', name: 'HTTP', http: 'https://10.0.0.5:8008/health', headers: { Accept: ['application/json'] }, tlsSkipVerify: true, interval: '30s', status: CatalogCheckStatus.PASSING },
+        ],
+      });
+      return { node, service };
+    }
+
+    test('render their kinds, keys and desired states, valid for the kinds; the service after its node and namespace', () => {
+      const s = synth(nodeAndService);
+      expect(byPath(s, 'Node/Resource/Identity').triggers).toMatchObject({ kind: 'catalog.node', key: 'db-1' });
+      const node = decodePayload(byPath(s, 'Node/Resource/Config').triggers.payload).desired!;
+      expect(node).toEqual({ address: '10.0.0.5', meta: { 'external-node': 'true' }, taggedAddresses: { lan: '10.0.0.5', wan: 'db.example.com' } });
+      expect(kindOf('catalog.node').desired.safeParse(node).success).toBe(true);
+
+      expect(byPath(s, 'Pg/Resource/Identity').triggers).toMatchObject({ kind: 'catalog.service', key: 'team-a/db-1/postgres-1' });
+      const service = decodePayload(byPath(s, 'Pg/Resource/Config').triggers.payload).desired!;
+      expect(service).toEqual({
+        name: 'postgres',
+        address: '',
+        port: 5432,
+        tags: ['primary'],
+        meta: { version: '16' },
+        enableTagOverride: true,
+        weights: { passing: 10, warning: 1 },
+        checks: [
+          { checkId: 'pg-tcp', name: 'TCP', tcp: '10.0.0.5:5432', interval: '10s', timeout: '1s', deregisterCriticalServiceAfter: '1h' },
+          {
+            checkId: 'pg-http', name: 'HTTP', status: 'passing', http: 'https://10.0.0.5:8008/health', method: 'GET', header: { Accept: ['application/json'] }, tlsSkipVerify: true, interval: '30s',
+          },
+        ],
+      });
+      expect(kindOf('catalog.service').desired.safeParse(service).success).toBe(true);
+      const config = (path: string) => `null_resource.${idOf(s, `${path}/Resource/Config`)}`;
+      expect(byPath(s, 'Pg/Resource/Identity').depends_on).toEqual([config('Team'), config('Node')]);
+    });
+
+    test('expose their identities; a service on an existing node by name, its ID the name, in default', () => {
+      synth((stack) => {
+        const { node, service } = nodeAndService(stack);
+        expect([node.name, node.address]).toEqual(['db-1', '10.0.0.5']);
+        expect([service.serviceId, service.name, service.nodeName, service.namespace, service.port]).toEqual(['postgres-1', 'postgres', 'db-1', 'team-a', 5432]);
+        const bare = new CatalogService(stack, 'Web', { name: 'web', nodeName: 'edge/1' });
+        expect([bare.serviceId, bare.namespace, bare.port]).toEqual(['web', 'default', 0]);
+      });
+      const s = synth((stack) => new CatalogService(stack, 'Web', { name: 'web', nodeName: 'edge/1' }));
+      expect(byPath(s, 'Web/Resource/Identity').triggers.key).toBe('default/edge%2F1/web');
+      expect(byPath(s, 'Web/Resource/Identity').depends_on).toEqual([]);
+    });
+
+    test('invalid properties fail at construction naming the property', () => {
+      const stack = () => new TerraformStack(Testing.app(), 'x');
+      const service = (props: Partial<ConstructorParameters<typeof CatalogService>[2]>) =>
+        new CatalogService(stack(), 'S', { name: 'web', nodeName: 'n1', ...props });
+      const withCheck = (c: Record<string, unknown>) => service({ checks: [{ checkId: 'c1', name: 'c', ...c }] });
+      expect(() => new CatalogNode(stack(), 'N', { name: 'a b', address: '10.0.0.1' })).toThrow(/CatalogNode name "a b" is invalid/);
+      expect(() => new CatalogNode(stack(), 'N', { name: 'n', address: 'not an address' })).toThrow(/address "not an address" is neither an IP address nor a host name/);
+      expect(() => new CatalogNode(stack(), 'N', { name: 'n', address: '10.0.0.1', taggedAddresses: { wan: '::x' } })).toThrow(/taggedAddresses.wan "::x"/);
+      expect(() => new CatalogNode(stack(), 'N', { name: 'n', address: '10.0.0.1', meta: { 'a b': 'x' } })).toThrow(/meta: .*Key contains invalid characters/);
+      expect(() => new CatalogNode(stack(), 'N', { name: 'n', address: '10.0.0.1', datacenter: 'dc 2' })).toThrow(/datacenter "dc 2" is invalid/);
+      expect(() => service({ nodeName: undefined })).toThrow(/set exactly one of node \(a CatalogNode\) and nodeName/);
+      expect(() => service({ name: ' ' })).toThrow(/CatalogService name is empty/);
+      expect(() => service({ port: 70000 })).toThrow(/port 70000 is invalid: use an integer from 0 to 65535/);
+      expect(() => service({ port: 80.5 })).toThrow(/port 80.5 is invalid/);
+      expect(() => service({ address: '0.0.0.0' })).toThrow(/address "0.0.0.0" is not an address a service can be reached at/);
+      expect(() => service({ meta: { 'consul-x': '1' } })).toThrow(/meta: .*Key prefix 'consul-' is reserved/);
+      expect(() => service({ weights: { passing: 0 } })).toThrow(/weights.passing 0 is invalid/);
+      expect(() => withCheck({ http: 'http://x/', tcp: 'x:1', interval: '10s' })).toThrow(/checks\[0\]: http, tcp are set; a check is of one type/);
+      expect(() => withCheck({ tcp: 'x', interval: '10s' })).toThrow(/checks\[0\]: tcp "x" is not host:port/);
+      expect(() => withCheck({ udp: 'x:99999', interval: '10s' })).toThrow(/udp "x:99999" is not host:port/);
+      expect(() => withCheck({ http: 'ftp://x', interval: '10s' })).toThrow(/http "ftp:\/\/x" is not an http\(s\) URL/);
+      expect(() => withCheck({ http: 'http://x/' })).toThrow(/interval is missing; a http check runs at an interval/);
+      expect(() => withCheck({ tcp: 'x:1', interval: 'often' })).toThrow(/interval "often" is not a duration/);
+      expect(() => withCheck({ tcp: 'x:1', interval: '10s', timeout: '1 s' })).toThrow(/timeout "1 s" is not a duration/);
+      expect(() => withCheck({ tcp: 'x:1', interval: '10s', deregisterCriticalServiceAfter: 'soon' })).toThrow(/deregisterCriticalServiceAfter "soon"/);
+      expect(() => withCheck({ tcp: 'x:1', interval: '10s', method: 'POST' })).toThrow(/method is only for HTTP checks/);
+      expect(() => withCheck({ tcp: 'x:1', interval: '10s', headers: { A: ['b'] } })).toThrow(/headers are only for HTTP checks/);
+      expect(() => withCheck({ tcp: 'x:1', interval: '10s', tlsSkipVerify: true })).toThrow(/tlsSkipVerify is only for HTTP and gRPC checks/);
+      expect(() => withCheck({ interval: '10s' })).toThrow(/interval and timeout are for checks that run/);
+      expect(() => withCheck({ tcp: 'x:1', interval: '10s', status: 'up' })).toThrow(/status "up" is invalid/);
+      expect(() => withCheck({ checkId: '', tcp: 'x:1', interval: '10s' })).toThrow(/checkId is empty/);
+      expect(() => service({ checks: [{ checkId: 'c', name: 'a' }, { checkId: 'c', name: 'b' }] })).toThrow(/checkId "c" is used twice/);
+      // A gRPC target may name the service; a status-only check needs nothing else.
+      expect(() => withCheck({ grpc: '10.0.0.5:9090/health.v1', interval: '5s', tlsSkipVerify: true })).not.toThrow();
+      expect(() => withCheck({ status: CatalogCheckStatus.WARNING, notes: 'set by hand' })).not.toThrow();
+    });
   });
 });

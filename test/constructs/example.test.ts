@@ -29,12 +29,14 @@ describe('examples/typescript', () => {
       { v: 1, kind: 'catalog.role', key: 'team-web/deployer', connection },
       { v: 1, kind: 'catalog.auth-method', key: 'team-web/ci', connection },
       { v: 1, kind: 'catalog.binding-rule', key: 'team-web/ci/deploys', connection },
+      { v: 1, kind: 'catalog.node', key: 'web-lb', connection },
+      { v: 1, kind: 'catalog.service', key: 'team-web/web-lb/web', connection },
       { v: 1, kind: 'secrets.policy', key: 'ci-deployer', connection },
       { v: 1, kind: 'secrets.auth', key: 'jwt-ci', connection },
       { v: 1, kind: 'secrets.jwt-config', key: 'jwt-ci', connection },
       { v: 1, kind: 'secrets.jwt-role', key: 'jwt-ci/deploy', connection },
     ]);
-    expect(Object.keys(synth.resource.null_resource)).toHaveLength(28);
+    expect(Object.keys(synth.resource.null_resource)).toHaveLength(32);
     // The CI's public keys are named, never inlined: they are read at deploy time.
     const config = Object.entries<any>(synth.resource.null_resource).find(([id]) => id.startsWith('JwtCiConfig_Config_'))![1];
     expect(JSON.parse(Buffer.from(config.triggers.payload, 'base64url').toString()).desired).toMatchObject({ jwtValidationPubkeysEnv: 'HANGAR_EXAMPLE_CI_JWT_PUBKEYS' });

@@ -1,7 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { App, TerraformStack } from 'cdktf';
 import { CI_JWT_PUBLIC_KEY, ExampleStack } from '../../examples/typescript/main';
-import { AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, Hangar, Namespace } from '../../src';
+import {
+  AclAuthMethod, AclPolicy, AclRole, BindingRule, BindType, CatalogCheckStatus, CatalogNode, CatalogService, Hangar, Namespace,
+} from '../../src';
 import { CatalogClient } from '../../src/client/catalog';
 import { openTransport } from '../../src/client/open';
 import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
@@ -137,6 +139,120 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
     });
   });
 
+  test('a node and a service with an HTTP and a TCP check: deployed, read back whole, a new tag updates it in place, destroyed', async () => {
+    const data = tempDir();
+    const ws = new TerraformWorkspace(tf!);
+    const declareService = (tags: string[]) =>
+      ws.synthStack((app: App) => {
+        const stack = new TerraformStack(app, 'stack');
+        new Hangar(stack, 'Hangar', { dataDir: data });
+        const node = new CatalogNode(stack, 'Node', { name: 'ext-db', address: '192.0.2.10', meta: { 'external-node': 'true' }, taggedAddresses: { lan: '192.0.2.10' } });
+        new CatalogService(stack, 'Pg', {
+          node,
+          name: 'postgres',
+          serviceId: 'postgres-1',
+          port: 5432,
+          tags,
+          meta: { version: '16' },
+          checks: [
+            {
+              checkId: 'pg-http',
+              name: 'Patroni',
+              notes: 'leader check',
+              http: 'http://192.0.2.10:8008/leader',
+              method: 'HEAD',
+              headers: { 'X-Probe': ['hangar'] },
+              tlsSkipVerify: true,
+              interval: '10s',
+              timeout: '2s',
+              status: CatalogCheckStatus.PASSING,
+            },
+            { checkId: 'pg-tcp', name: 'Port', tcp: '192.0.2.10:5432', interval: '1m', timeout: '1s', deregisterCriticalServiceAfter: '90m' },
+          ],
+        });
+        return stack;
+      });
+    const read = async (path: string) => {
+      const transport = await openTransport({ dataDir: data });
+      try {
+        return (await transport.request('catalog', 'GET', path)).body as Record<string, unknown>[];
+      } finally {
+        await transport.close();
+      }
+    };
+
+    declareService(['primary']);
+    ws.deploy();
+    const [instance] = await read('/v1/catalog/service/postgres');
+    expect(instance).toEqual({
+      ID: '',
+      Node: 'ext-db',
+      Address: '192.0.2.10',
+      Datacenter: 'dc1',
+      TaggedAddresses: { lan: '192.0.2.10' },
+      NodeMeta: { 'external-node': 'true' },
+      ServiceKind: '',
+      ServiceID: 'postgres-1',
+      ServiceName: 'postgres',
+      ServiceTags: ['primary'],
+      ServiceAddress: '',
+      ServiceWeights: { Passing: 1, Warning: 1 },
+      ServiceMeta: { version: '16' },
+      ServicePort: 5432,
+      ServiceEnableTagOverride: false,
+      Namespace: 'default',
+      CreateIndex: expect.any(Number),
+      ModifyIndex: expect.any(Number),
+    });
+    const checks = await read('/v1/health/checks/postgres');
+    const common = { Node: 'ext-db', Output: '', ServiceID: 'postgres-1', ServiceName: 'postgres', ServiceTags: ['primary'], Namespace: 'default', ExposedPort: 0 };
+    expect(checks).toEqual([
+      {
+        ...common,
+        CheckID: 'pg-http',
+        Name: 'Patroni',
+        Status: 'passing',
+        Notes: 'leader check',
+        Type: 'http',
+        Interval: '',
+        Timeout: '',
+        Definition: { HTTP: 'http://192.0.2.10:8008/leader', Method: 'HEAD', Header: { 'X-Probe': ['hangar'] }, TLSSkipVerify: true, Interval: '10s', Timeout: '2s' },
+        CreateIndex: expect.any(Number),
+        ModifyIndex: expect.any(Number),
+      },
+      {
+        ...common,
+        CheckID: 'pg-tcp',
+        Name: 'Port',
+        Status: 'critical',
+        Notes: '',
+        Type: 'tcp',
+        Interval: '',
+        Timeout: '',
+        Definition: { TCP: '192.0.2.10:5432', Interval: '1m0s', Timeout: '1s', DeregisterCriticalServiceAfter: '1h30m0s' },
+        CreateIndex: expect.any(Number),
+        ModifyIndex: expect.any(Number),
+      },
+    ]);
+    expect(ws.deploy()).toMatch(/0 added, 0 changed, 0 destroyed/);
+    expect(hangar(['diff', ws.dir])).toMatchObject({ code: 0, stdout: expect.stringContaining('catalog.service default/ext-db/postgres-1: in sync') });
+
+    // A new tag: the service is registered again in place (its identity is kept, its ID and creation the same).
+    declareService(['primary', 'v16']);
+    expect(ws.run('plan', '-input=false')).not.toMatch(/Identity_\w+ must be replaced/);
+    ws.deploy();
+    const [updated] = await read('/v1/catalog/service/postgres');
+    expect(updated).toMatchObject({ ServiceID: 'postgres-1', ServiceTags: ['primary', 'v16'], CreateIndex: instance.CreateIndex });
+    expect((await read('/v1/health/checks/postgres')).map((c) => [c.CheckID, c.Status, c.ServiceTags])).toEqual([
+      ['pg-http', 'passing', ['primary', 'v16']],
+      ['pg-tcp', 'critical', ['primary', 'v16']],
+    ]);
+
+    ws.destroy();
+    expect(await read('/v1/catalog/service/postgres')).toEqual([]);
+    expect((await read('/v1/catalog/nodes')).map((n) => n.Node)).not.toContain('ext-db');
+  });
+
   test('examples/typescript: its catalog objects deploy and are destroyed', async () => {
     const data = tempDir();
     expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
@@ -152,6 +268,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
           role: await c.getRoleByName('team-web', 'deployer'),
           method: await c.getAuthMethod('team-web', 'ci'),
           rules: await c.listBindingRules('team-web', 'ci'),
+          services: (await c.nodeServices('web-lb', 'team-web')).map((x) => [x.ID, x.Port, x.Tags]),
         };
       } finally {
         await transport.close();
@@ -161,6 +278,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
     expect(deployed.role).toMatchObject({ Policies: [{ Name: 'web-kv' }] });
     expect(deployed.method?.Config).toMatchObject({ JWTValidationPubKeys: [CI_JWT_PUBLIC_KEY], BoundIssuer: 'https://ci.example.com' });
     expect(deployed.rules).toEqual([expect.objectContaining({ BindName: 'deploy-${value.repo}', Description: '[hangar:deploys]' })]);
+    expect(deployed.services).toEqual([['web', 443, ['lb']]]);
 
     // hangar diff: in sync; a policy changed by hand is drift, which --fix undoes.
     const clean = hangar(['diff', ws.dir]);
@@ -175,7 +293,7 @@ describeWithTerraform('catalog constructs deployed by Terraform', () => {
     expect(hangar(['diff', ws.dir, '--fix']).code).toBe(0);
     expect(hangar(['diff', ws.dir]).code).toBe(0);
     ws.destroy();
-    expect(await read()).toEqual({ role: undefined, method: undefined, rules: [] });
+    expect(await read()).toEqual({ role: undefined, method: undefined, rules: [], services: [] });
   });
 
   test('HTTP mode: a running server, the token from the environment, never in the state', async () => {

@@ -1,8 +1,8 @@
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import type { Db } from '../storage';
 import type { Writes } from './index-state';
 import { badRequest, ignored } from './route';
+import { ANY_ADDRESSES, isAddress, metadataProblem } from './validation';
 
 export interface ServiceRow {
   node: string;
@@ -71,38 +71,11 @@ export interface ServiceInput {
   readonly Locality?: Record<string, unknown>;
 }
 
-// structs.ValidateMetadata's limits.
-const META_MAX_PAIRS = 64;
-const META_KEY_MAX = 128;
-const META_VALUE_MAX = 512;
-const META_KEY = /^[a-zA-Z0-9_-]+$/;
-
 /** structs.ValidateMetadata: a 400 with the public service's reason, prefixed by `what`. */
 export function validateMetadata(what: string, meta: Record<string, string> | undefined, allowConsulPrefix: boolean): void {
-  if (!meta) return;
-  const pairs = Object.entries(meta);
-  if (pairs.length > META_MAX_PAIRS) throw badRequest(`${what}: Node metadata cannot contain more than ${META_MAX_PAIRS} key/value pairs`);
-  for (const [key, value] of pairs) {
-    const reason =
-      key === '' ? 'Key cannot be blank'
-        : !META_KEY.test(key) ? 'Key contains invalid characters'
-          : key.length > META_KEY_MAX ? `Key is too long (limit: ${META_KEY_MAX} characters)`
-            : !allowConsulPrefix && key.startsWith('consul-') ? "Key prefix 'consul-' is reserved for internal use"
-              : value.length > META_VALUE_MAX ? `Value is too long (limit: ${META_VALUE_MAX} characters)`
-                : undefined;
-    if (reason) throw badRequest(`${what}: Couldn't load metadata pair ('${key.slice(0, META_KEY_MAX)}', '${value.slice(0, 64)}'): ${reason}`);
-  }
+  const problem = meta && metadataProblem(meta, allowConsulPrefix);
+  if (problem) throw badRequest(`${what}: ${problem}`);
 }
-
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9_]([A-Za-z0-9_-]{0,62})(\.[A-Za-z0-9_]([A-Za-z0-9_-]{0,62}))*\.?$/;
-
-/** An IP address (bracketed IPv6 too) or a DNS name; "" is "not given". */
-export function isAddress(text: string): boolean {
-  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-  return isIP(bare) !== 0 || HOSTNAME.test(text);
-}
-
-const ANY_ADDRESSES = new Set(['0.0.0.0', '::', '[::]']);
 
 /** An address a service may be reached at: the public service refuses the "any" addresses; Hangar also what is no address. */
 export function validateServiceAddress(field: string, address: string | undefined): void {
