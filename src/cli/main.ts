@@ -1,4 +1,5 @@
 import { diffCommand, runDiff } from './commands/diff';
+import { backupCommand, restoreCommand, runBackup, runRestore } from './commands/operator-backup';
 import { createOrgCommand, createUserCommand, runCreateOrg, runCreateUser } from './commands/registry';
 import {
   addMemberCommand, maintenanceCommand, removeMemberCommand, runAddMember, runMaintenance, runRemoveMember, runSetDelinquent,
@@ -31,6 +32,8 @@ const COMMANDS: readonly Command[] = [
   { spec: destroyCommand, run: runDestroy },
   { spec: pruneCommand, run: runPrune },
   { spec: diffCommand, run: runDiff },
+  { spec: backupCommand, run: runBackup },
+  { spec: restoreCommand, run: runRestore },
 ];
 
 function overview(): string {

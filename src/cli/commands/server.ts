@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { defaultDataDir } from '../../engine/data-dir';
+import { join } from 'node:path';
 import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
-import type { StorageConfig } from '../../engine/storage';
 import { CommandSpec, ParsedOptions } from '../options';
+import { dataDirOption, secretsKeyFileOption, storageConfig, storageKind, storageOptions } from '../storage-options';
 import { UsageError } from '../usage';
 import { newThreadShared, serveInThread, ServerThreads, threadData, workerCount } from './server-threads';
 
@@ -15,16 +14,14 @@ export const serverCommand: CommandSpec = {
     'Runs the box registry, secrets and catalog APIs. Data lives in SQLite under --data (the default) or in PostgreSQL.',
   usage: 'hangar server [options]',
   options: {
-    'data': { type: 'string', env: 'HANGAR_DATA', placeholder: 'DIR', help: 'Data directory (default ~/.local/share/hangar; --dev: a temporary one)' },
-    'storage': { type: 'string', env: 'HANGAR_STORAGE', placeholder: 'sqlite|postgres', help: 'Storage backend (default sqlite)' },
-    'postgres-url': { type: 'string', env: 'HANGAR_POSTGRES_URL', placeholder: 'URL', help: 'PostgreSQL connection URL for --storage postgres' },
+    ...storageOptions,
     'registry-addr': { type: 'string', env: 'HANGAR_REGISTRY_ADDR', placeholder: 'HOST:PORT', help: `Registry listener (default ${DEFAULT_ADDRESSES.registry})` },
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
     'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default deny; --dev: allow)' },
     'node-name': { type: 'string', env: 'HANGAR_NODE_NAME', placeholder: 'NAME', help: 'This server\'s node in the catalog (default: the host name); unique per server on one database' },
     'advertise-addr': { type: 'string', env: 'HANGAR_ADVERTISE_ADDR', placeholder: 'IP', help: 'This server\'s address in the catalog (default: the catalog listener\'s host, 127.0.0.1 if it listens on all)' },
-    'secrets-key-file': { type: 'string', env: 'HANGAR_SECRETS_KEY_FILE', placeholder: 'FILE', help: 'Secrets master key file, away from the database (default <data>/secrets.key; HANGAR_SECRETS_KEY holds the key itself)' },
+    ...secretsKeyFileOption,
     'workers': {
       type: 'string',
       env: 'HANGAR_WORKERS',
@@ -62,9 +59,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       throw new UsageError(`--${name}-addr: ${(err as Error).message}`);
     }
   }
-  const kind = (options.storage as string | undefined) ?? 'sqlite';
-  if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
-  if (kind === 'postgres' && !options['postgres-url']) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
+  const kind = storageKind(options);
 
   // Anonymous catalog callers may do nothing outside dev mode (the public service's production guidance).
   const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? (dev ? 'allow' : 'deny');
@@ -76,10 +71,9 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   // In a worker thread of a server with several (server-threads.ts), the main thread decided these.
   const thread = threadData();
   const temporary = !thread && dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
-  const dataDir = thread?.dataDir ?? temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
+  const dataDir = thread?.dataDir ?? temporary ?? dataDirOption(options);
   const shared = thread ?? newThreadShared(workers);
-  const storage: StorageConfig =
-    kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
+  const storage = storageConfig(options, dataDir, shared?.writeLock);
   const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   // A worker thread's lines say which thread wrote them.
   const baseLogger = createLogger(logOptions(options, dev));
