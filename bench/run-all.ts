@@ -20,6 +20,7 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/catalog-blocking.ts'],
   ['bench/cli-startup.ts', '--runs', '5'],
   ['bench/registry-transfer.ts'],
+  ['bench/backup.ts'],
   ['bench/secrets-kv.ts'],
   ['bench/secrets-pki.ts', '--seconds', '2'],
   ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4'],

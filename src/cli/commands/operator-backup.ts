@@ -42,7 +42,7 @@ export async function runBackup(options: ParsedOptions): Promise<number> {
   const to = options.to as string | undefined;
   if (!to) throw new UsageError('--to FILE is required (- for stdout)');
   const dataDir = dataDirOption(options);
-  const { writeBackup } = require('../../engine/backup/backup') as typeof import('../../engine/backup/backup');
+  const { IO_AHEAD, writeBackup } = require('../../engine/backup/backup') as typeof import('../../engine/backup/backup');
   const backup = {
     storage: storageConfig(options, dataDir),
     dataDir,
@@ -56,7 +56,7 @@ export async function runBackup(options: ParsedOptions): Promise<number> {
   // Written beside its name and renamed once complete: a file by that name is always a whole backup.
   const file = resolve(to);
   const partial = `${file}.partial`;
-  const out = createWriteStream(partial, { mode: 0o600, flush: true });
+  const out = createWriteStream(partial, { mode: 0o600, flush: true, highWaterMark: IO_AHEAD });
   try {
     const manifest = await writeBackup(backup, out);
     out.end();

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { constants as zlibConstants, gzipSync } from 'node:zlib';
 import type { Pack } from 'tar-stream';
 import { BlobStore } from '../blobs/blob-store';
+import { releaseAsStreamed } from '../blobs/release';
 import { masterKeyFingerprint, masterKeyText, readMasterKey, secretsKeyLocation } from '../secrets/core/barrier';
 import type { StorageConfig } from '../storage';
 import { VERSION } from '../version';
@@ -22,6 +22,8 @@ import { BLOB_COLUMN, listTables, quoted, schemaVersion } from './tables';
  */
 const HOLD_MS = 10 * 60 * 1000;
 const HOLD_RENEW_MS = 60 * 1000;
+/** Bytes read ahead of the output. */
+export const IO_AHEAD = 8 * 1024 * 1024;
 
 export interface BackupOptions {
   readonly storage: StorageConfig;
@@ -64,7 +66,8 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
     }, HOLD_RENEW_MS);
     snapshot = (await openRawConnection(options.storage, options.dataDir))!;
     const tar = require('tar-stream') as typeof import('tar-stream');
-    const pack = tar.pack();
+    // Room for a few reads ahead of the writes, so that reading, hashing and writing overlap.
+    const pack = tar.pack({ highWaterMark: IO_AHEAD });
     const output = drain(pack, out);
     try {
       const writer = new EntryWriter(pack);
@@ -72,6 +75,7 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
       const all = snapshot.all.bind(snapshot);
       const version = await schemaVersion(all, snapshot.dialect);
       const tables: ManifestTable[] = [];
+      const release = releaseAsStreamed();
       const blobIds = new Set<string>();
       for (const shape of await listTables(all, snapshot.dialect)) {
         const blobColumn = shape.columns.indexOf(BLOB_COLUMN);
@@ -81,6 +85,8 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
         let lines: string[] = [];
         let bytes = 0;
         const flush = async () => {
+          // The chunk's buffers live outside V8's heap: see releaseAsStreamed.
+          release(bytes);
           const path = `${TABLES_PREFIX}${shape.name}/${String(files.length + 1).padStart(6, '0')}.jsonl.gz`;
           await writer.buffer(path, gzipSync(`${lines.join('\n')}\n`, { level: zlibConstants.Z_BEST_SPEED }));
           files.push(path);
@@ -109,7 +115,7 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
         const size = await stat(path).then((s) => s.size, (err: NodeJS.ErrnoException) => {
           throw err.code === 'ENOENT' ? new Error(`the box file ${id} that the database names is missing from ${store.root}`) : err;
         });
-        await writer.file(`${BLOBS_PREFIX}${id}`, path, size);
+        await writer.file(`${BLOBS_PREFIX}${id}`, store.read(id), size);
         blobBytes += size;
       }
       if (options.includeSecretsKey && key) await writer.buffer(KEY_ENTRY, Buffer.from(masterKeyText(key)));
@@ -163,13 +169,13 @@ class EntryWriter {
   }
 
   /** Streams a file into the tar (one read buffer at a time). */
-  async file(path: string, source: string, size: number): Promise<void> {
+  async file(path: string, source: Readable, size: number): Promise<void> {
     const hash = createHash('sha256');
     let entry!: ReturnType<Pack['entry']>;
     const done = new Promise<void>((resolve, reject) => {
       entry = this.pack.entry({ name: path, size, mode: 0o600 }, (err) => (err ? reject(err) : resolve()));
     });
-    for await (const chunk of createReadStream(source, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    for await (const chunk of source as AsyncIterable<Buffer>) {
       hash.update(chunk);
       if (!entry.write(chunk)) await once(entry as unknown as NodeJS.EventEmitter, 'drain');
     }
