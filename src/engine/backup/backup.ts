@@ -69,6 +69,8 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
     // Room for a few reads ahead of the writes, so that reading, hashing and writing overlap.
     const pack = tar.pack({ highWaterMark: IO_AHEAD });
     const output = drain(pack, out);
+    // Awaited at the end; a failure before (a full disk) destroys the pack, which fails the entry being written.
+    output.catch(() => undefined);
     try {
       const writer = new EntryWriter(pack);
       await snapshot.beginSnapshot();
@@ -137,8 +139,8 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
       return manifest;
     } catch (err) {
       pack.destroy(err as Error);
-      await output.catch(() => undefined);
-      throw err;
+      // The output's own failure (a full disk) says more than the tar entry it broke.
+      throw (await output.then(() => undefined, (failure: unknown) => failure)) ?? err;
     }
   } finally {
     clearInterval(renew);
@@ -148,10 +150,17 @@ export async function writeBackup(options: BackupOptions, out: Writable): Promis
   }
 }
 
-/** Copies the tar to `out`, waiting for `out` whenever it is full (bounded memory). */
+/** Copies the tar to `out`, waiting for `out` whenever it is full (bounded memory); fails as `out` does. */
 async function drain(pack: Pack, out: Writable): Promise<void> {
-  for await (const chunk of pack as AsyncIterable<Buffer>) {
-    if (!out.write(chunk)) await once(out, 'drain');
+  const failed = new Promise<never>((_resolve, reject) => out.once('error', reject));
+  failed.catch(() => undefined);
+  try {
+    for await (const chunk of pack as AsyncIterable<Buffer>) {
+      if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+    }
+  } catch (err) {
+    pack.destroy(err as Error);
+    throw err;
   }
 }
 
@@ -163,7 +172,8 @@ class EntryWriter {
 
   async buffer(path: string, data: Buffer, listed = true): Promise<void> {
     await new Promise<void>((resolve, reject) => {
-      this.pack.entry({ name: path, size: data.length, mode: 0o600 }, data, (err) => (err ? reject(err) : resolve()));
+      // Its failure comes through the callback; without a listener, its 'error' event would throw.
+      this.pack.entry({ name: path, size: data.length, mode: 0o600 }, data, (err) => (err ? reject(err) : resolve())).on('error', () => undefined);
     });
     if (listed) this.files.push({ path, size: data.length, sha256: createHash('sha256').update(data).digest('hex') });
   }
@@ -174,6 +184,7 @@ class EntryWriter {
     let entry!: ReturnType<Pack['entry']>;
     const done = new Promise<void>((resolve, reject) => {
       entry = this.pack.entry({ name: path, size, mode: 0o600 }, (err) => (err ? reject(err) : resolve()));
+      entry.on('error', () => undefined);
     });
     for await (const chunk of source as AsyncIterable<Buffer>) {
       hash.update(chunk);

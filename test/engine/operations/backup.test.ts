@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, createWriteStream, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { request } from 'undici';
 import { writeBackup } from '../../../src/engine/backup/backup';
@@ -299,5 +300,17 @@ describe.each(KINDS)('backup and restore (from %s)', (sourceKind) => {
     expect(blobFiles(source.dataDir).stored.length).toBe(stored - 1);
     expect(await source.engine.storage.tx((db) => db.all('SELECT * FROM backup_holds'), { readOnly: true })).toEqual([]);
     expect(existsSync(join(work, `${sourceKind}.hangar-backup.partial`))).toBe(false);
+  });
+
+  test('a backup whose output fails (a full disk) ends with that error and leaves no hold', async () => {
+    let written = 0;
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        written += chunk.length;
+        done(written > 200_000 ? new Error('ENOSPC: no space left on device') : null);
+      },
+    });
+    await expect(writeBackup({ storage: sourceConfig, dataDir: source.dataDir }, out)).rejects.toThrow('ENOSPC');
+    expect(await source.engine.storage.tx((db) => db.all('SELECT * FROM backup_holds'), { readOnly: true })).toEqual([]);
   });
 });
