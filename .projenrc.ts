@@ -89,6 +89,8 @@ const project = new cdktf.ConstructLibraryCdktf({
     'axe-core@4.14.1',
     // catalog: dependencies of the service catalog and its tests
     'consul@^2',
+    // operations: the backup file (`hangar operator backup`) is a tar, written and read as a stream
+    'tar-stream@^3',
   ],
   allowScripts: ['node', 'esbuild', '@cdktf/node-pty-prebuilt-multiarch'],
   bin: { hangar: 'assets/hangar.cjs' },

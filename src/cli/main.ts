@@ -1,4 +1,5 @@
 import { diffCommand, runDiff } from './commands/diff';
+import { backupCommand, restoreCommand, runBackup, runRestore } from './commands/operator-backup';
 import { migrateCommand, runMigrate } from './commands/operator-migrate';
 import { createOrgCommand, createUserCommand, runCreateOrg, runCreateUser } from './commands/registry';
 import {
@@ -33,6 +34,8 @@ const COMMANDS: readonly Command[] = [
   { spec: destroyCommand, run: runDestroy },
   { spec: pruneCommand, run: runPrune },
   { spec: diffCommand, run: runDiff },
+  { spec: backupCommand, run: runBackup },
+  { spec: restoreCommand, run: runRestore },
   { spec: migrateCommand, run: runMigrate },
 ];
 

@@ -31,7 +31,15 @@ const MALLOC_TUNABLE = 'glibc.malloc.arena_max=2';
 /** A flag's name as V8 compares it: dashes and underscores are the same to it. */
 const flagName = (flag: string) => flag.split('=')[0].replace(/_/g, '-');
 
-const isServer = (argv: readonly string[]) => argv[0] === 'server' && !argv.includes('--help') && !argv.includes('-h');
+/**
+ * The commands that run with the server's flags: the server, and the backup and restore, which
+ * stream a whole database through a young generation that would otherwise grow to its largest
+ * (a backup of 300,000 rows peaked at 261 MiB RSS with V8's default semi-spaces, 155 MiB with 2 MB ones).
+ */
+const LONG_RUNNING = ['server', 'operator backup', 'operator restore'];
+
+const isServer = (argv: readonly string[]) =>
+  (LONG_RUNNING.includes(argv[0]) || LONG_RUNNING.includes(`${argv[0]} ${argv[1]}`)) && !argv.includes('--help') && !argv.includes('-h');
 
 /**
  * The flags the command in `argv` should run with that neither `execArgv` nor NODE_OPTIONS sets

@@ -70,6 +70,7 @@ describe('hangar server runs with its V8 flags', () => {
   test('only the server command lacks what neither its command line nor NODE_OPTIONS sets', () => {
     expect(missingNodeFlags(['server', '--dev'], [])).toEqual([...SERVER_NODE_FLAGS]);
     expect(missingNodeFlags(['status'], [])).toEqual([]);
+    expect(missingNodeFlags(['operator', 'backup', '--to', 'f'], [])).toEqual([...SERVER_NODE_FLAGS]);
     expect(missingNodeFlags(['server', '--help'], [])).toEqual([]);
     // The operator's own value, however spelled, wins.
     expect(missingNodeFlags(['server'], ['--max_semi_space_size=32', '--heap-growing-percent=20'])).toEqual([]);

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { defaultDataDir } from '../../engine/data-dir';
-import type { Migration, StorageConfig } from '../../engine/storage';
+import { join } from 'node:path';
+import type { Migration } from '../../engine/storage';
 import { CommandSpec, ParsedOptions } from '../options';
-import { serverCommand, storageSettings } from './server';
+import { dataDirOption, storageConfig, storageOptions } from '../storage-options';
+import { serverCommand } from './server';
 
 const server = serverCommand.options;
 
@@ -15,16 +15,14 @@ export const migrateCommand: CommandSpec = {
   options: {
     'dry-run': { type: 'boolean', help: 'List the pending migrations (number and name) without applying them' },
     'config': { ...server.config, help: 'The server\'s configuration file: its storage options apply here' },
-    'data': server.data,
-    'storage': server.storage,
-    'postgres-url': server['postgres-url'],
+    ...storageOptions,
   },
 };
 
 export async function runMigrate(options: ParsedOptions): Promise<number> {
-  const { kind, postgresUrl } = storageSettings(options);
-  const dataDir = resolve((options.data as string | undefined) ?? defaultDataDir());
-  const config: StorageConfig = kind === 'postgres' ? { kind, url: postgresUrl! } : { kind, dataDir };
+  const dataDir = dataDirOption(options);
+  const config = storageConfig(options, dataDir);
+  const kind = config.kind;
   const where = kind === 'postgres' ? 'the PostgreSQL database' : join(dataDir, 'hangar.db');
   const { MIGRATIONS, openStorage, pendingMigrations } = require('../../engine/storage') as typeof import('../../engine/storage');
   const out = (line: string) => process.stdout.write(`${line}\n`);

@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { defaultDataDir } from '../../engine/data-dir';
+import { join } from 'node:path';
 import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
-import type { StorageConfig } from '../../engine/storage';
 import { CommandSpec, ParsedOptions } from '../options';
+import { dataDirOption, secretsKeyFileOption, storageConfig, storageOptions, storageSettings } from '../storage-options';
 import { UsageError } from '../usage';
 import { newThreadShared, serveInThread, ServerThreads, threadData, workerCount } from './server-threads';
 
@@ -24,16 +23,14 @@ export const serverCommand: CommandSpec = {
       help: 'Configuration file (HCL or JSON, docs/hangar.hcl.example): sets any option below; flags and environment win over it',
     },
     'check': { type: 'boolean', commandLineOnly: true, help: 'Check the configuration (flags, environment, --config), print "configuration is valid" and exit' },
-    'data': { type: 'string', env: 'HANGAR_DATA', placeholder: 'DIR', help: 'Data directory (default ~/.local/share/hangar; --dev: a temporary one)' },
-    'storage': { type: 'string', env: 'HANGAR_STORAGE', placeholder: 'sqlite|postgres', help: 'Storage backend (default sqlite)' },
-    'postgres-url': { type: 'string', env: 'HANGAR_POSTGRES_URL', placeholder: 'URL', help: 'PostgreSQL connection URL for --storage postgres' },
+    ...storageOptions,
     'registry-addr': { type: 'string', env: 'HANGAR_REGISTRY_ADDR', placeholder: 'HOST:PORT', help: `Registry listener (default ${DEFAULT_ADDRESSES.registry})` },
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
     'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default deny; --dev: allow)' },
     'node-name': { type: 'string', env: 'HANGAR_NODE_NAME', placeholder: 'NAME', help: 'This server\'s node in the catalog (default: the host name); unique per server on one database' },
     'advertise-addr': { type: 'string', env: 'HANGAR_ADVERTISE_ADDR', placeholder: 'IP', help: 'This server\'s address in the catalog (default: the catalog listener\'s host, 127.0.0.1 if it listens on all)' },
-    'secrets-key-file': { type: 'string', env: 'HANGAR_SECRETS_KEY_FILE', placeholder: 'FILE', help: 'Secrets master key file, away from the database (default <data>/secrets.key; HANGAR_SECRETS_KEY holds the key itself)' },
+    ...secretsKeyFileOption,
     'workers': {
       type: 'string',
       env: 'HANGAR_WORKERS',
@@ -48,7 +45,7 @@ export const serverCommand: CommandSpec = {
 };
 
 export async function runServer(options: ParsedOptions): Promise<number> {
-  const { dev, addresses, kind, postgresUrl, catalogDefaultPolicy, workers, log, advertise } = serverSettings(options);
+  const { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise } = serverSettings(options);
   if (options.check === true) {
     process.stdout.write('configuration is valid\n');
     return 0;
@@ -65,10 +62,9 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   // In a worker thread of a server with several (server-threads.ts), the main thread decided these.
   const thread = threadData();
   const temporary = !thread && dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
-  const dataDir = thread?.dataDir ?? temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
+  const dataDir = thread?.dataDir ?? temporary ?? dataDirOption(options);
   const shared = thread ?? newThreadShared(workers);
-  const storage: StorageConfig =
-    kind === 'postgres' ? { kind, url: postgresUrl! } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
+  const storage = storageConfig(options, dataDir, shared?.writeLock);
   const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   // A worker thread's lines say which thread wrote them.
   const baseLogger = createLogger(log);
@@ -173,7 +169,7 @@ function serverSettings(options: ParsedOptions) {
       throw new UsageError(`--${name}-addr: ${(err as Error).message}`);
     }
   }
-  const { kind, postgresUrl } = storageSettings(options);
+  const { kind } = storageSettings(options);
 
   // Anonymous catalog callers may do nothing outside dev mode (the public service's production guidance).
   const catalogDefaultPolicy = (options['catalog-default-policy'] as string | undefined) ?? (dev ? 'allow' : 'deny');
@@ -183,30 +179,7 @@ function serverSettings(options: ParsedOptions) {
   const workers = workerCount(options.workers as string | undefined);
   const log = logOptions(options, dev);
   const advertise = advertiseAddress(options, addresses.catalog);
-  return { dev, addresses, kind, postgresUrl, catalogDefaultPolicy, workers, log, advertise } as const;
-}
-
-/** --storage and --postgres-url, checked (also for the commands that open the server's storage). */
-export function storageSettings(options: ParsedOptions): { kind: 'sqlite' | 'postgres'; postgresUrl?: string } {
-  const kind = (options.storage as string | undefined) ?? 'sqlite';
-  if (kind !== 'sqlite' && kind !== 'postgres') throw new UsageError(`--storage must be sqlite or postgres, not "${kind}"`);
-  const postgresUrl = options['postgres-url'] as string | undefined;
-  if (kind === 'postgres' && !postgresUrl) throw new UsageError('--storage postgres needs --postgres-url (or HANGAR_POSTGRES_URL)');
-  if (postgresUrl !== undefined) checkPostgresUrl(postgresUrl);
-  return { kind, postgresUrl };
-}
-
-/** A connection URL that pg understands (postgres://, postgresql://, socket:); its password never appears in the message. */
-function checkPostgresUrl(url: string): void {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = undefined;
-  }
-  if (!parsed || !['postgres:', 'postgresql:', 'socket:'].includes(parsed.protocol)) {
-    throw new UsageError('--postgres-url must be a URL such as postgres://USER:PASSWORD@HOST:5432/DATABASE');
-  }
+  return { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise } as const;
 }
 
 /** "http://HOST:PORT" as listen() reports it, back to the HOST:PORT it listens on. */

@@ -179,9 +179,17 @@ export async function collectGarbage(engine: Engine): Promise<void> {
     );
     await db.run('DELETE FROM registry_uploads WHERE (blob_id IS NULL AND expires_at < ?) OR expires_at < ?', [now, grace]);
   });
-  const garbage = await engine.storage.tx((db) => db.all<{ blob_id: string }>('SELECT blob_id FROM registry_blob_garbage LIMIT 1000'), {
-    readOnly: true,
-  });
+  // None while a backup holds them (backup_holds): its snapshot may name a file that became garbage
+  // after it. One statement, so that PostgreSQL reads the holds and the garbage in one snapshot; the
+  // holds are leases between processes, in wall-clock time.
+  const garbage = await engine.storage.tx(
+    (db) =>
+      db.all<{ blob_id: string }>(
+        'SELECT blob_id FROM registry_blob_garbage WHERE NOT EXISTS (SELECT 1 FROM backup_holds WHERE expires_at > ?) LIMIT 1000',
+        [Date.now()],
+      ),
+    { readOnly: true },
+  );
   if (garbage.length === 0 || !engine.dataDir) return;
   const store = blobStore(engine);
   for (const { blob_id } of garbage) {

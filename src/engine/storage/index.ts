@@ -3,7 +3,7 @@ import { MIGRATIONS } from './migrations';
 import { checkNesting, NESTED_TX_CHECK_VAR } from './nesting-check';
 import { SqliteStorage } from './sqlite/sqlite-storage';
 import { ThreadLock } from './sqlite/thread-lock';
-import { Storage } from './types';
+import { Migration, Storage } from './types';
 
 export * from './types';
 export { UniqueViolation } from './errors';
@@ -24,23 +24,31 @@ export type StorageConfig =
  */
 const fileLocks = new Map<string, SharedArrayBuffer>();
 
-function sqliteStorage(config: Extract<StorageConfig, { kind: 'sqlite' }>): SqliteStorage {
+function sqliteStorage(config: Extract<StorageConfig, { kind: 'sqlite' }>, migrations: readonly Migration[]): SqliteStorage {
   const file = resolve(config.dataDir, 'hangar.db');
   let lock = config.writeLock ?? fileLocks.get(file);
   if (!lock) fileLocks.set(file, (lock = new SharedArrayBuffer(4)));
-  return new SqliteStorage(file, MIGRATIONS, new ThreadLock(lock));
+  return new SqliteStorage(file, migrations, new ThreadLock(lock));
 }
 
 /**
- * Opens the configured storage and brings its schema up to date (unless `migrate` is false: for
- * looking at what is pending). A database a newer build migrated is refused (NewerSchemaError).
+/**
+ * Opens the configured storage and brings its schema up to date: unless `migrate` is false (for
+ * looking at what is pending), or only up to migration `upTo` (a restore fills the schema its backup
+ * was taken with, then migrates it the rest of the way). A database a newer build migrated is
+ * refused (NewerSchemaError).
  */
-export async function openStorage(config: StorageConfig, { migrate = true }: { migrate?: boolean } = {}): Promise<Storage> {
+export async function openStorage(
+  config: StorageConfig,
+  options: { readonly migrate?: boolean; readonly upTo?: number } = {},
+): Promise<Storage> {
+  const { migrate = true, upTo } = options;
+  const migrations = upTo === undefined ? MIGRATIONS : MIGRATIONS.filter((m) => m.version <= upTo);
   const storage =
     config.kind === 'sqlite'
-      ? sqliteStorage(config)
+      ? sqliteStorage(config, migrations)
       : // Loaded only when configured: a SQLite server does not build the PostgreSQL storage and its pool.
-      new (require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage')).PostgresStorage(config.url, MIGRATIONS);
+      new (require('./postgres/postgres-storage') as typeof import('./postgres/postgres-storage')).PostgresStorage(config.url, migrations);
   if (process.env[NESTED_TX_CHECK_VAR]) checkNesting(storage);
   try {
     if (migrate) await storage.migrate();

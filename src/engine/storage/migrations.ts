@@ -15,6 +15,12 @@ const CORE_MIGRATIONS: readonly Migration[] = [
     name: 'settings',
     sql: 'CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)',
   },
+  {
+    version: 2,
+    name: 'backup holds',
+    // A running `hangar operator backup` holds the removal of box files until it expires (see src/engine/backup).
+    sql: 'CREATE TABLE backup_holds (id TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)',
+  },
 ];
 
 const RANGES: ReadonlyArray<[string, readonly Migration[], number, number]> = [

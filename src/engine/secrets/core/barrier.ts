@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, KeyObject, randomBytes } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pooledRandomBytes } from '../../random';
@@ -33,6 +33,38 @@ export function secretsKeyLocation(
   return { file: resolve(file) };
 }
 
+/**
+ * The master key at its location, undefined when its file does not exist (yet). A key file others
+ * may read is refused.
+ */
+export function readMasterKey(location: ReturnType<typeof secretsKeyLocation>, env: NodeJS.ProcessEnv = process.env): Buffer | undefined {
+  if ('env' in location) return decodeKey(env[location.env]!, location.env);
+  const file = location.file;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  // Group and other bits (the low six) must be clear.
+  if (statSync(file).mode % 0o100 !== 0) throw new Error(`${file} is readable by others: chmod 600 it`);
+  return decodeKey(text.trim(), file);
+}
+
+/**
+ * A master key's fingerprint: tells two keys apart (backups record it) without revealing the key,
+ * a SHA-256 of the key under a label of its own, so it equals no other hash made of the key.
+ */
+export function masterKeyFingerprint(key: Buffer): string {
+  return `sha256:${createHash('sha256').update('hangar secrets master key fingerprint\0').update(key).digest('hex')}`;
+}
+
+/** The master key's text as a key file holds it. */
+export function masterKeyText(key: Buffer): string {
+  return `${key.toString('base64')}\n`;
+}
+
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const PREFIX = 'hgb1';
@@ -52,16 +84,14 @@ export class Barrier {
   /** The master key from the environment or the key file (created, 0600, when missing). */
   static fromEnvironment(dataDir: string | undefined, env: NodeJS.ProcessEnv = process.env, keyFile?: string): Barrier {
     const location = secretsKeyLocation(dataDir, env, keyFile);
-    if ('env' in location) return new Barrier(decodeKey(env[SECRETS_KEY_ENV]!, SECRETS_KEY_ENV));
-    const file = location.file;
-    try {
-      writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    if ('file' in location) {
+      try {
+        writeFileSync(location.file, masterKeyText(randomBytes(32)), { mode: 0o600, flag: 'wx' });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
     }
-    // Group and other bits (the low six) must be clear.
-    if (statSync(file).mode % 0o100 !== 0) throw new Error(`${file} is readable by others: chmod 600 it`);
-    return new Barrier(decodeKey(readFileSync(file, 'utf8').trim(), file));
+    return new Barrier(readMasterKey(location, env)!);
   }
 
   private readonly keys = new Map<number, KeyObject>();
