@@ -89,6 +89,9 @@ const project = new cdktf.ConstructLibraryCdktf({
     'axe-core@4.14.1',
     // catalog: dependencies of the service catalog and its tests
     'consul@^2',
+    // catalog DNS: DNS messages encoded and decoded by the usual library, not by hand
+    'dns-packet@^5',
+    '@types/dns-packet',
   ],
   allowScripts: ['node', 'esbuild', '@cdktf/node-pty-prebuilt-multiarch'],
   bin: { hangar: 'assets/hangar.cjs' },
