@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CatalogServer, startCatalogServer } from '../engine/catalog/helpers';
 import { DEFAULT_DNS_CONFIG } from '../../src/engine/catalog/dns/config';
 import { DnsServer } from '../../src/engine/catalog/dns/server';
+import { CatalogServer, startCatalogServer } from '../engine/catalog/helpers';
 import { COMPAT_DIR, compatPython, goTest, haveGo, pytest, SuiteRun } from '../helpers/compat';
 import { ROOT_TOKEN } from '../helpers/server';
 
