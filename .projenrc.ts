@@ -91,6 +91,9 @@ const project = new cdktf.ConstructLibraryCdktf({
     'consul@^2',
     // operations: the backup file (`hangar operator backup`) is a tar, written and read as a stream
     'tar-stream@^3',
+    // catalog DNS: DNS messages encoded and decoded by the usual library, not by hand
+    'dns-packet@^5',
+    '@types/dns-packet',
   ],
   allowScripts: ['node', 'esbuild', '@cdktf/node-pty-prebuilt-multiarch'],
   bin: { hangar: 'assets/hangar.cjs' },

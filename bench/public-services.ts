@@ -84,15 +84,15 @@ function openFilesLimit(): number {
 /**
  * `consul agent -dev` on free loopback ports, ready once it has a leader. Its per-client limit of
  * 200 HTTP connections is raised as far as its open files allow (it wants 20 to spare), as in the
- * fan-out every watcher comes from one address.
+ * fan-out every watcher comes from one address. Its DNS interface is off unless `dnsPort` is given.
  */
-export async function startConsulDev(bin: ServiceBinary): Promise<PublicService> {
+export async function startConsulDev(bin: ServiceBinary, options: { dnsPort?: number } = {}): Promise<PublicService> {
   const [http, server, lan, wan] = [await freePort(), await freePort(), await freePort(), await freePort()];
   const url = `http://127.0.0.1:${http}`;
   const perClient = Math.max(200, openFilesLimit() - 100);
   const args = ['agent', '-dev', '-bind', '127.0.0.1', '-client', '127.0.0.1', '-log-level', 'warn',
     '-http-port', String(http), '-server-port', String(server), '-serf-lan-port', String(lan), '-serf-wan-port', String(wan),
-    '-dns-port', '-1', '-grpc-port', '-1', '-grpc-tls-port', '-1', '-hcl', `limits { http_max_conns_per_client = ${perClient} }`];
+    '-dns-port', String(options.dnsPort ?? -1), '-grpc-port', '-1', '-grpc-tls-port', '-1', '-hcl', `limits { http_max_conns_per_client = ${perClient} }`];
   return startDev(`Consul ${bin.version} dev`, bin.path, args, url, async () => {
     const leader = await (await fetch(`${url}/v1/status/leader`)).json();
     return typeof leader === 'string' && leader !== '';

@@ -14,7 +14,7 @@ const SERVER_BUILD_PACKAGES = [
   '@asteasolutions/zod-to-openapi', '@peculiar/asn1-ecc', '@peculiar/asn1-pkcs8', '@peculiar/asn1-rsa',
   '@peculiar/asn1-schema', '@peculiar/asn1-x509', '@peculiar/x509', 'asn1js', 'croner', 'fastify', 'htm',
   'jose', 'ldapts', 'markdown-it', 'mysql2', 'pg', 'pino', 'pino-pretty', 'preact', 'preact-render-to-string',
-  'prom-client', 're2js', 'sanitize-html', 'sshpk', 'undici', 'zod',
+  'prom-client', 're2js', 'sanitize-html', 'sshpk', 'undici', 'zod', 'dns-packet',
 ];
 
 /** The lock's entries (by path, "node_modules/a/node_modules/b") that installing `roots` needs. */

@@ -23,7 +23,7 @@ describe('hangar server --workers', () => {
     let server: RunningServer;
     let dataDir: string;
     beforeAll(async () => {
-      server = await startServerProcess(['--dev', '--dev-root-token', ROOT_TOKEN, '--catalog-default-policy', 'deny', '--workers', '2', '--log-level', 'warn']);
+      server = await startServerProcess(['--dev', '--dev-root-token', ROOT_TOKEN, '--catalog-default-policy', 'deny', '--dns-token', ROOT_TOKEN, '--workers', '2', '--log-level', 'warn']);
       dataDir = dirname(/Data: (\S+)/.exec(server.stderr())![1]);
     }, 30_000);
     afterAll(() => server.stop());
@@ -84,7 +84,8 @@ describe('hangar server --workers', () => {
 
     test('github.com/hashicorp/consul/api: go test ./...', async () => {
       if (!haveGo()) return;
-      const env = { CONSUL_HTTP_ADDR: new URL(server.urls.catalog).host, CONSUL_HTTP_TOKEN: ROOT_TOKEN, CONSUL_HTTP_SSL: 'false' };
+      // The DNS interface (served by the main thread only) answers as the root token (--dns-token).
+      const env = { CONSUL_HTTP_ADDR: new URL(server.urls.catalog).host, CONSUL_HTTP_TOKEN: ROOT_TOKEN, CONSUL_HTTP_SSL: 'false', CONSUL_DNS_ADDR: server.dns! };
       const run = await goTest('consul-go', ['./...'], env);
       if (run.status !== 0) throw new Error(`suite failed (exit ${run.status}):\n${run.output}`);
     }, 300_000);

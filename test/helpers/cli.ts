@@ -23,17 +23,19 @@ export function hangar(args: readonly string[], env: NodeJS.ProcessEnv = {}): Cl
 export interface RunningServer {
   readonly process: ChildProcess;
   readonly urls: { registry: string; secrets: string; catalog: string };
+  /** The DNS interface's HOST:PORT (UDP and TCP), unless it is off. */
+  readonly dns?: string;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
   /** Sends SIGTERM and resolves to the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `hangar server ARGS` on ephemeral ports and waits until it says it is ready. */
+/** Starts `hangar server ARGS` on ephemeral ports (DNS too) and waits until it says it is ready. */
 export async function startServerProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
   const child = spawn(
     process.execPath,
-    [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', ...args],
+    [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', '--dns-addr', '127.0.0.1:0', ...args],
     { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
@@ -57,6 +59,7 @@ export async function startServerProcess(args: readonly string[], env: NodeJS.Pr
   return {
     process: child,
     urls,
+    dns: /^DNS: (\S+) /m.exec(stderr)?.[1],
     stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_DNS_ADDRESS } from '../../engine/catalog/dns/address';
+import type { DnsConfig } from '../../engine/catalog/dns/config';
 import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
 import { CommandSpec, ParsedOptions } from '../options';
 import { dataDirOption, secretsKeyFileOption, storageConfig, storageOptions, storageSettings } from '../storage-options';
@@ -28,6 +30,14 @@ export const serverCommand: CommandSpec = {
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
     'catalog-default-policy': { type: 'string', env: 'HANGAR_CATALOG_DEFAULT_POLICY', placeholder: 'allow|deny', help: 'Catalog ACL default policy for what no rule decides (default deny; --dev: allow)' },
+    'dns-addr': { type: 'string', env: 'HANGAR_DNS_ADDR', placeholder: 'HOST:PORT|off', help: `The catalog's DNS interface, UDP and TCP (default ${DEFAULT_DNS_ADDRESS}; off: none)` },
+    'dns-domain': { type: 'string', env: 'HANGAR_DNS_DOMAIN', placeholder: 'DOMAIN', help: 'The domain DNS answers (default consul)' },
+    'dns-token': { type: 'string', env: 'HANGAR_DNS_TOKEN', placeholder: 'TOKEN', help: 'Catalog token whose service:read and node:read DNS answers with (default: the anonymous token; prefer the environment variable)' },
+    'dns-recursors': { type: 'string', env: 'HANGAR_DNS_RECURSORS', placeholder: 'IP[:PORT],...', help: 'Upstream DNS servers for names outside the domain (default none: such names are REFUSED)' },
+    'dns-node-ttl': { type: 'string', env: 'HANGAR_DNS_NODE_TTL', placeholder: 'DURATION', help: 'TTL of node answers (default 0s)' },
+    'dns-service-ttl': { type: 'string', env: 'HANGAR_DNS_SERVICE_TTL', placeholder: 'DURATION|NAME=DURATION,...', help: 'TTL of service answers, for all or by name (prefix* matches by prefix; default: the node TTL)' },
+    'dns-only-passing': { type: 'boolean', env: 'HANGAR_DNS_ONLY_PASSING', help: 'DNS leaves out instances with a warning check too (default: only critical ones)' },
+    'dns-udp-answer-limit': { type: 'string', env: 'HANGAR_DNS_UDP_ANSWER_LIMIT', placeholder: 'N', help: 'At most N answers in a UDP reply to a client without EDNS (default 3, at most 8)' },
     'node-name': { type: 'string', env: 'HANGAR_NODE_NAME', placeholder: 'NAME', help: 'This server\'s node in the catalog (default: the host name); unique per server on one database' },
     'advertise-addr': { type: 'string', env: 'HANGAR_ADVERTISE_ADDR', placeholder: 'IP', help: 'This server\'s address in the catalog (default: the catalog listener\'s host, 127.0.0.1 if it listens on all)' },
     ...secretsKeyFileOption,
@@ -45,7 +55,7 @@ export const serverCommand: CommandSpec = {
 };
 
 export async function runServer(options: ParsedOptions): Promise<number> {
-  const { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise } = serverSettings(options);
+  const { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise, dns } = serverSettings(options);
   if (options.check === true) {
     process.stdout.write('configuration is valid\n');
     return 0;
@@ -89,6 +99,8 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   }
   let urls;
   let threads: ServerThreads | undefined;
+  let dnsServer: import('../../engine/catalog/dns/server').DnsServer | undefined;
+  let dnsWarning: string | undefined;
   try {
     const swept = await sweepPartialUploads(engine);
     if (swept > 0) logger.info({ files: swept }, 'removed the partial files of interrupted uploads');
@@ -97,8 +109,10 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       const bound = { registry: hostPort(urls.registry), secrets: hostPort(urls.secrets), catalog: hostPort(urls.catalog) };
       threads = await ServerThreads.start({ ...shared, dataDir, devRootToken, addresses: bound }, logger);
     }
+    // Only the main thread serves DNS: its answers are cached per catalog state, one cache serves them all.
+    if (dns.address) ({ server: dnsServer, warning: dnsWarning } = await startDns(engine, dns, logger));
   } catch (err) {
-    await engine.close();
+    await Promise.all([threads?.stop(), engine.close()]);
     throw err;
   }
   // The server is a node of the catalog (with the consul service and serfHealth), kept alive by a heartbeat.
@@ -113,6 +127,11 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const note = (line: string) => process.stderr.write(`${line}\n`);
   const banner = [`Data: ${kind === 'postgres' ? 'PostgreSQL' : join(dataDir, 'hangar.db')}`];
   if (workers > 1) banner.push(`Workers: ${workers} threads`);
+  if (dnsServer) banner.push(`DNS: ${dnsServer.address} (UDP and TCP), domain ${dns.config.domain}.`);
+  if (dnsWarning) {
+    logger.warn(dnsWarning);
+    banner.push(`Warning: ${dnsWarning}`);
+  }
   if (dev) {
     banner.push(`Root token: ${devRootToken}`);
     banner.push('DEV MODE: not for production. Data is temporary unless --data is given.');
@@ -137,7 +156,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       }
       stopping = true;
       logger.info({ signal }, 'shutting down: finishing requests in flight');
-      Promise.all([threads?.stop(), engine.close()]).then(() => done(), (err: unknown) => {
+      Promise.all([threads?.stop(), dnsServer?.close().then(() => engine.close()) ?? engine.close()]).then(() => done(), (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
         done();
       });
@@ -179,7 +198,55 @@ function serverSettings(options: ParsedOptions) {
   const workers = workerCount(options.workers as string | undefined);
   const log = logOptions(options, dev);
   const advertise = advertiseAddress(options, addresses.catalog);
-  return { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise } as const;
+  const dns = dnsOptions(options);
+  return { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise, dns } as const;
+}
+
+/** The DNS flags, checked: where to listen (none with `off`) and how to answer. */
+function dnsOptions(options: ParsedOptions): { address?: { host: string; port: number }; explicit: boolean; config: DnsConfig } {
+  const given = options['dns-addr'] as string | undefined;
+  let address: { host: string; port: number } | undefined;
+  if (given !== 'off') {
+    try {
+      address = parseHostPort(given ?? DEFAULT_DNS_ADDRESS);
+    } catch (err) {
+      throw new UsageError(`--dns-addr: ${(err as Error).message}`);
+    }
+  }
+  const { dnsConfigOf } = require('../../engine/catalog/dns/config') as typeof import('../../engine/catalog/dns/config');
+  try {
+    const config = dnsConfigOf({
+      domain: options['dns-domain'] as string | undefined,
+      token: options['dns-token'] as string | undefined,
+      nodeTtl: options['dns-node-ttl'] as string | undefined,
+      serviceTtl: options['dns-service-ttl'] as string | undefined,
+      onlyPassing: options['dns-only-passing'] === true,
+      udpAnswerLimit: options['dns-udp-answer-limit'] as string | undefined,
+      recursors: options['dns-recursors'] as string | undefined,
+    });
+    return { address, explicit: given !== undefined, config };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/**
+ * Starts the DNS interface. Its default port in use (another server on this machine) leaves the
+ * server without DNS, with a warning; an address given explicitly must be served.
+ */
+async function startDns(
+  engine: import('../../engine/engine').Engine,
+  dns: ReturnType<typeof dnsOptions>,
+  logger: import('../../engine/logger').Logger,
+): Promise<{ server?: import('../../engine/catalog/dns/server').DnsServer; warning?: string }> {
+  const { DnsServer } = require('../../engine/catalog/dns/server') as typeof import('../../engine/catalog/dns/server');
+  try {
+    return { server: await DnsServer.start(engine, dns.config, dns.address!, logger) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (dns.explicit || code !== 'EADDRINUSE') throw new Error(`--dns-addr ${dns.address!.host}:${dns.address!.port}: ${(err as Error).message}`);
+    return { warning: `DNS is off: ${DEFAULT_DNS_ADDRESS} is in use (another server?); give --dns-addr HOST:PORT, or --dns-addr off` };
+  }
 }
 
 /** "http://HOST:PORT" as listen() reports it, back to the HOST:PORT it listens on. */

@@ -1,10 +1,12 @@
 import { sha256Hex } from '../crypto';
 import { LOCAL_ADMIN_HEADER } from '../engine';
+import type { Engine } from '../engine';
 import { ApiDefinition } from '../http/api';
 import { HangarError, ValidationError } from '../http/errors';
 import { jsonLimitBroken } from '../http/json-body';
 import { extractToken, TokenSources } from '../http/tokens';
 import { secretsCore } from '../secrets/service';
+import type { Db } from '../storage';
 import { Authorizer } from './acl/authorizer';
 import { findRequestToken, requestAuthorizer } from './acl/store';
 import { rootAccessorId, uuidOf } from './acl/tokens';
@@ -29,6 +31,29 @@ import { sessionRoutes } from './routes/sessions';
 import { statusRoutes } from './routes/status';
 import { TxnRolledBack, txnRoutes } from './routes/txn';
 import { runtimeOf } from './runtime';
+
+/**
+ * The caller a token secret names ('' for the anonymous token): the root token (a management
+ * token) or a stored token, with `version`, which changes whenever its permissions may have (the
+ * token, any policy, role or namespace default); undefined for a secret that matches no token.
+ * The HTTP API and the DNS interface (its DNS token) resolve their callers with it.
+ */
+export async function tokenActor(db: Db, engine: Engine, secret: string): Promise<{ actor: CatalogActor; version: string } | undefined> {
+  // One SHA-256 serves both lookups (the root token's stored hash, the token table's secret_hash).
+  const hash = sha256Hex(secret || 'anonymous');
+  if (secret && (await engine.rootToken.matches(db, hash))) {
+    const accessorId = rootAccessorId(hash);
+    return { actor: { accessorId, secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false }, version: accessorId };
+  }
+  const row = await findRequestToken(db, hash, engine.clock.now());
+  if (!row) return undefined;
+  const generation = engine.storage.generation;
+  const authz = await requestAuthorizer(db, row, engine.catalogDefaultPolicy, runtimeOf(engine).authorizers, generation);
+  return {
+    actor: { accessorId: row.accessor_id, secretId: secret, ns: row.ns, authz, stored: true },
+    version: `${generation}:${row.accessor_id}:${row.modify_index}:${row.acl_idx}:${row.namespaces_idx}:${engine.catalogDefaultPolicy}`,
+  };
+}
 
 /** The public service reads `?token=` too (after its header). */
 const TOKEN_SOURCES: TokenSources = { headers: ['x-catalog-token', 'x-consul-token'], queryParameter: 'token' };
@@ -95,16 +120,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     if (req.headers[LOCAL_ADMIN_HEADER] === engine.localAdminSecret) {
       return { accessorId: uuidOf('accessor:local'), secretId: '', ns: 'default', authz: Authorizer.management(), stored: false };
     }
-    const secret = extractToken(req, TOKEN_SOURCES) ?? '';
-    // One SHA-256 serves both lookups (the root token's stored hash, the token table's secret_hash).
-    const hash = sha256Hex(secret || 'anonymous');
-    if (secret && (await engine.rootToken.matches(db, hash))) {
-      return { accessorId: rootAccessorId(hash), secretId: secret, ns: 'default', authz: Authorizer.management(), stored: false };
-    }
-    const row = await findRequestToken(db, hash, engine.clock.now());
-    if (!row) return undefined;
-    const authz = await requestAuthorizer(db, row, engine.catalogDefaultPolicy, runtimeOf(engine).authorizers, engine.storage.generation);
-    return { accessorId: row.accessor_id, secretId: secret, ns: row.ns, authz, stored: true };
+    return (await tokenActor(db, engine, extractToken(req, TOKEN_SOURCES) ?? ''))?.actor;
   },
 
   authorize(permission, actor) {
