@@ -12,9 +12,9 @@ import { join } from 'node:path';
 const SERVER_BUILD_PACKAGES = [
   'esbuild',
   '@asteasolutions/zod-to-openapi', '@peculiar/asn1-ecc', '@peculiar/asn1-pkcs8', '@peculiar/asn1-rsa',
-  '@peculiar/asn1-schema', '@peculiar/asn1-x509', '@peculiar/x509', 'asn1js', 'croner', 'fastify', 'htm',
-  'jose', 'ldapts', 'markdown-it', 'mysql2', 'pg', 'pino', 'pino-pretty', 'preact', 'preact-render-to-string',
-  'prom-client', 're2js', 'sanitize-html', 'sshpk', 'undici', 'zod', 'dns-packet',
+  '@peculiar/asn1-schema', '@peculiar/asn1-x509', '@peculiar/x509', 'asn1js', 'croner', 'dns-packet', 'fastify',
+  'htm', 'jose', 'ldapts', 'markdown-it', 'mysql2', 'pg', 'pino', 'pino-pretty', 'preact', 'preact-render-to-string',
+  'prom-client', 're2js', 'sanitize-html', 'sshpk', 'tar-stream', 'undici', 'zod',
 ];
 
 /** The lock's entries (by path, "node_modules/a/node_modules/b") that installing `roots` needs. */
