@@ -8,6 +8,7 @@ import { secretsCore } from '../secrets/service';
 import { Authorizer } from './acl/authorizer';
 import { findRequestToken, requestAuthorizer } from './acl/store';
 import { rootAccessorId, uuidOf } from './acl/tokens';
+import { stopChecker } from './checker';
 import { CATALOG_WRITES } from './index-state';
 import { aclNotFound, CatalogActor, CatalogPermission, LOCAL_DATACENTER } from './route';
 import { aclAuthMethodRoutes } from './routes/acl-auth-methods';
@@ -159,6 +160,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     });
     app.addHook('preClose', async () => {
       clearInterval(runtime.heartbeat);
+      await stopChecker(engine);
       await runtime.blocking.close();
     });
   },
