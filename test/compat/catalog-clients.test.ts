@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { startChecker } from '../../src/engine/catalog/checker';
 import { CatalogServer, startCatalogServer } from '../engine/catalog/helpers';
 import { COMPAT_DIR, compatPython, goTest, haveGo, pytest, SuiteRun } from '../helpers/compat';
 import { ROOT_TOKEN } from '../helpers/server';
@@ -15,6 +16,8 @@ describe('catalog: the official clients (consul/api, py-consul)', () => {
   beforeAll(async () => {
     // Default policy deny, so that the suites see ACLs enforced as on a locked-down server.
     server = await startCatalogServer('sqlite');
+    // Health checks run, as in `hangar server`.
+    await startChecker(server.engine);
     env = { CONSUL_HTTP_ADDR: server.urls.catalog.replace(/^http:\/\//, ''), CONSUL_HTTP_TOKEN: ROOT_TOKEN, CONSUL_HTTP_SSL: 'false' };
   });
   afterAll(() => server.close());
