@@ -18,6 +18,7 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/api-load.ts', '--storage', 'postgres', '--seconds', '2'],
   ['bench/registry-search.ts'],
   ['bench/catalog-blocking.ts'],
+  ['bench/catalog-checks.ts'],
   ['bench/cli-startup.ts', '--runs', '5'],
   ['bench/registry-transfer.ts'],
   ['bench/secrets-kv.ts'],

@@ -37,10 +37,26 @@ const passing = (output: string): ProbeResult => ({ status: 'passing', output })
 
 class ProbeTimeout extends Error {}
 
+/** OpenSSL's codes for a certificate no trusted CA signed. */
+const UNKNOWN_AUTHORITY = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_GET_ISSUER_CERT',
+]);
+
+/** Go's words for a certificate that fails verification, or undefined for other errors. */
+function goTlsError(e: NodeJS.ErrnoException & { reason?: string }): string | undefined {
+  const prefix = 'tls: failed to verify certificate: x509:';
+  if (UNKNOWN_AUTHORITY.has(e.code ?? '')) return `${prefix} certificate signed by unknown authority`;
+  if (e.code === 'CERT_HAS_EXPIRED' || e.code === 'CERT_NOT_YET_VALID') return `${prefix} certificate has expired or is not yet valid`;
+  if (e.code === 'ERR_TLS_CERT_ALTNAME_INVALID') return `${prefix} ${e.reason ?? e.message}`;
+  return undefined;
+}
+
 /** Go's words for a failed socket operation ("dial tcp 127.0.0.1:1: connect: connection refused"). */
 export function goNetError(op: 'dial' | 'read', network: string, address: string, err: unknown): string {
   if (err instanceof ProbeTimeout) return `${op} ${network} ${address}: i/o timeout`;
   const e = err as NodeJS.ErrnoException & { hostname?: string };
+  const tls = goTlsError(e);
+  if (tls) return tls;
   const syscall = op === 'dial' ? 'connect' : 'read';
   switch (e.code) {
     case 'ECONNREFUSED': return `${op} ${network} ${address}: ${syscall}: connection refused`;
@@ -170,7 +186,7 @@ export const httpProbe: Probe = async ({ definition: d, timeoutMs, outputMax }) 
       const address = `${url.hostname}:${url.port || (url.protocol === 'https:' ? 443 : 80)}`;
       const reason = err instanceof ProbeTimeout
         ? 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
-        : (err as NodeJS.ErrnoException).code?.startsWith('E') ? goNetError('dial', 'tcp', address, err) : (err as Error).message;
+        : (err as NodeJS.ErrnoException).code ? goNetError('dial', 'tcp', address, err) : (err as Error).message;
       return critical(`${goMethod(current)} ${JSON.stringify(url.href)}: ${reason}`);
     }
     const redirect = [301, 302, 303, 307, 308].includes(answer.statusCode) && answer.location !== undefined;
@@ -222,7 +238,7 @@ export const tcpProbe: Probe = async ({ definition: d, timeoutMs }) => {
     socket = await dial(target.host, target.port, timeoutMs, d.TCPUseTLS ? tlsOptions(d, target.host) : undefined);
     return passing(`${kind} connect ${address}: Success`);
   } catch (err) {
-    return critical((err as NodeJS.ErrnoException).code?.startsWith('E') || err instanceof ProbeTimeout
+    return critical((err as NodeJS.ErrnoException).code || err instanceof ProbeTimeout
       ? goNetError('dial', 'tcp', address, err)
       : (err as Error).message);
   } finally {

@@ -1,14 +1,18 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createSocket, Socket as UdpSocket } from 'node:dgram';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createSecureServer, createServer as createH2Server, Http2Server } from 'node:http2';
+import { createServer as createHttpsServer } from 'node:https';
 import { AddressInfo, createServer as createTcpServer, Server as TcpServer } from 'node:net';
 import { join } from 'node:path';
+import { createServer as createTlsServer } from 'node:tls';
 import { CatalogServer, startCatalogServer } from './helpers';
 import { Checker, startChecker, StatusHandler, stopChecker } from '../../../src/engine/catalog/checker';
 import { startServerNode } from '../../../src/engine/catalog/servers';
 import { ManualClock } from '../../../src/engine/clock';
 import { haveGo } from '../../helpers/compat';
 import { FreshStorage, freshStorage, STORAGE_KINDS, tempDir } from '../../helpers/storage';
+import { makeCa } from '../../helpers/tls';
 import { until } from '../../helpers/until';
 
 /** Counters of a check: the public service's StatusHandler, result by result. */
@@ -295,6 +299,59 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
       await s.root('PUT', '/v1/agent/service/deregister/grpc-1');
       grpc.stop();
     }
+  });
+
+  test('TLS (HTTPS, TCPUseTLS, H2PING over TLS): verified against the system CAs unless TLSSkipVerify; H2PING in clear text', async () => {
+    const { cert, key } = makeCa(tempDir('checker-tls-'), true);
+    const listen = async (server: { listen: (port: number, host: string, cb: () => void) => unknown; address: () => unknown }) => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return (server.address() as AddressInfo).port;
+    };
+    const https = createHttpsServer({ cert, key }, (_req, res) => res.end('secure'));
+    const tls = createTlsServer({ cert, key }, (socket) => socket.end());
+    const h2tls: Http2Server = createSecureServer({ cert, key });
+    const h2: Http2Server = createH2Server();
+    const [httpsPort, tlsPort, h2tlsPort, h2Port] = [await listen(https), await listen(tls), await listen(h2tls), await listen(h2)];
+    try {
+      await register({
+        Name: 'tls',
+        ID: 'tls-1',
+        Checks: [
+          { CheckID: 'https-skip', HTTP: `https://127.0.0.1:${httpsPort}/`, TLSSkipVerify: true, Interval: '1s' },
+          { CheckID: 'https-verify', HTTP: `https://127.0.0.1:${httpsPort}/`, Interval: '1s', Status: 'passing' },
+          { CheckID: 'tcp-tls', TCP: `127.0.0.1:${tlsPort}`, TCPUseTLS: true, TLSSkipVerify: true, Interval: '1s' },
+          { CheckID: 'h2ping-tls', H2PING: `127.0.0.1:${h2tlsPort}`, H2PingUseTLS: true, TLSSkipVerify: true, Interval: '1s' },
+          { CheckID: 'h2ping', H2PING: `127.0.0.1:${h2Port}`, Interval: '1s' },
+        ],
+      });
+      const expected: Record<string, string> = {
+        'https-skip': 'passing', 'https-verify': 'critical', 'tcp-tls': 'passing', 'h2ping-tls': 'passing', 'h2ping': 'passing',
+      };
+      await until('the TLS checks settle', async () => {
+        const all = (await s.root('GET', '/v1/agent/checks')).body;
+        return Object.entries(expected).every(([id, status]) => all[id]?.Status === status);
+      });
+      const all = (await s.root('GET', '/v1/agent/checks')).body;
+      expect(all['https-skip'].Output).toBe(`HTTP GET https://127.0.0.1:${httpsPort}/: 200 OK Output: secure`);
+      expect(all['https-verify'].Output).toBe(`Get "https://127.0.0.1:${httpsPort}/": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+      expect(all['tcp-tls'].Output).toBe(`TCP+TLS connect 127.0.0.1:${tlsPort}: Success`);
+      expect(all.h2ping.Output).toBe('HTTP2 ping was successful');
+    } finally {
+      await s.root('PUT', '/v1/agent/service/deregister/tls-1');
+      for (const server of [https, tls, h2tls, h2]) server.close();
+    }
+  });
+
+  test('alias checks follow the aliased service\'s checks', async () => {
+    await register({ Name: 'origin', ID: 'origin-1', Check: { CheckID: 'origin-ttl', TTL: '1h', Status: 'passing' } });
+    await register({ Name: 'follower', ID: 'follower-1', Check: { CheckID: 'alias', AliasService: 'origin-1' } });
+    await until('the alias passes', async () => (await statusOf('alias')) === 'passing');
+    expect((await checkOf('alias')).Output).toBe('All checks passing.');
+    await s.root('PUT', '/v1/agent/check/fail/origin-ttl?note=gone');
+    await until('the alias fails', async () => (await statusOf('alias')) === 'critical');
+    expect((await checkOf('alias')).Output).toBe('Aliased check "Service \'origin\' check" failing: gone');
+    await s.root('PUT', '/v1/agent/service/deregister/follower-1');
+    await s.root('PUT', '/v1/agent/service/deregister/origin-1');
   });
 
   test('DeregisterCriticalServiceAfter removes the service and its checks once critical that long', async () => {
