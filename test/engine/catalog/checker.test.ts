@@ -113,6 +113,13 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
     expect(index(await s.root('GET', '/v1/health/service/web'))).toBe(before);
   });
 
+  test('a check registered again keeps its status and output (no flap to critical)', async () => {
+    const before = await checkOf('service:web-1');
+    expect(before.Status).toBe('passing');
+    await register({ Name: 'web', ID: 'web-1', Port: backend.port, Check: { HTTP: backend.url(), Interval: '1s', Timeout: '1s' } });
+    expect(await checkOf('service:web-1')).toEqual(expect.objectContaining({ Status: 'passing', Output: before.Output }));
+  });
+
   test('TCP: a listener started and stopped by the test', async () => {
     let listener: TcpServer = createTcpServer((socket) => socket.end());
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
