@@ -386,6 +386,7 @@ export async function startChecker(engine: Engine): Promise<Checker> {
     checker = new Checker(engine);
     checkers.set(engine, checker);
     await checker.start();
+    engine.logger.info({ checks: checker.size }, 'catalog: the health checker runs on this thread');
   }
   return checker;
 }
