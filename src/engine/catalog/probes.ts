@@ -84,8 +84,13 @@ function tlsOptions(d: CheckDefinition, host: string): { rejectUnauthorized: boo
   return { rejectUnauthorized: !d.TLSSkipVerify, ...(servername ? { servername } : {}) };
 }
 
-/** Runs `work` with a deadline: `onTimeout` cleans up, the promise rejects with ProbeTimeout. */
-function withDeadline<T>(ms: number, work: (settle: (value: T) => void, fail: (err: unknown) => void) => () => void): Promise<T> {
+/**
+ * Runs `work` with a deadline: the cleanup it returns runs either way; at the deadline the promise
+ * rejects with ProbeTimeout, unless `atDeadline` answers a value to resolve with instead.
+ */
+function withDeadline<T>(
+  ms: number, work: (settle: (value: T) => void, fail: (err: unknown) => void) => () => void, atDeadline?: () => T | undefined,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let done = false;
     let cleanup: () => void = () => undefined;
@@ -96,7 +101,10 @@ function withDeadline<T>(ms: number, work: (settle: (value: T) => void, fail: (e
       cleanup();
       fn();
     };
-    const timer = setTimeout(() => finish(() => reject(new ProbeTimeout())), Math.max(1, ms));
+    const timer = setTimeout(() => {
+      const value = atDeadline?.();
+      finish(() => (value === undefined ? reject(new ProbeTimeout()) : resolve(value)));
+    }, Math.max(1, ms));
     cleanup = work((value) => finish(() => resolve(value)), (err) => finish(() => reject(err)));
   });
 }
@@ -118,6 +126,8 @@ interface HttpAnswer {
 function exchange(
   url: URL, method: string, headers: OutgoingHttpHeaders, body: string, d: CheckDefinition, ms: number, outputMax: number,
 ): Promise<HttpAnswer> {
+  // Set once the headers are in: at the deadline, the status counts with the output read so far (as Go's client).
+  let answer: (() => HttpAnswer) | undefined;
   return withDeadline<HttpAnswer>(ms, (settle, fail) => {
     const https = url.protocol === 'https:';
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -131,31 +141,29 @@ function exchange(
       agent: false,
       ...(https ? tlsOptions(d, host) : {}),
     });
-    let response: IncomingMessage | undefined;
     const chunks: Buffer[] = [];
     let kept = 0;
-    const answer = (): HttpAnswer => ({
-      statusCode: response!.statusCode ?? 0,
-      status: `${response!.statusCode} ${response!.statusMessage ?? ''}`.trimEnd(),
-      location: response!.headers.location,
-      body: Buffer.concat(chunks).toString(),
-    });
-    req.on('response', (res) => {
-      response = res;
+    req.on('response', (res: IncomingMessage) => {
+      answer = () => ({
+        statusCode: res.statusCode ?? 0,
+        status: `${res.statusCode} ${res.statusMessage ?? ''}`.trimEnd(),
+        location: res.headers.location,
+        body: Buffer.concat(chunks).toString(),
+      });
       res.on('data', (chunk: Buffer) => {
         const room = outputMax - kept;
         if (room > 0) chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
         kept += Math.min(room, chunk.length);
         // Enough output: the rest of the body is never read.
-        if (kept >= outputMax) settle(answer());
+        if (kept >= outputMax) settle(answer!());
       });
-      res.on('end', () => settle(answer()));
-      res.on('error', () => settle(answer()));
+      res.on('end', () => settle(answer!()));
+      res.on('error', () => settle(answer!()));
     });
     req.on('error', fail);
     req.end(body === '' ? undefined : body);
     return () => req.destroy();
-  });
+  }, () => answer?.());
 }
 
 /** An HTTP check (CheckHTTP): 2xx passing, 429 warning, anything else or an error critical. */

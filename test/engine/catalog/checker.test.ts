@@ -200,13 +200,23 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
     }
   });
 
-  test('a slow backend hits the timeout', async () => {
+  test('a slow backend hits the timeout; a body that stalls after the headers counts with what was read', async () => {
     const other = await new Backend().start();
-    other.answer = (_req, res) => void setTimeout(() => res.end('late'), 3000);
+    other.answer = (req, res) => {
+      if (req.url === '/stall') res.write('part');
+      else setTimeout(() => res.end('late'), 3000);
+    };
     try {
-      await register({ Name: 'slow', ID: 'slow-1', Check: { CheckID: 'slow', HTTP: other.url(), Interval: '1s', Timeout: '300ms', Status: 'passing' } });
-      await until('the check times out', async () => (await statusOf('slow')) === 'critical');
+      await register({
+        Name: 'slow', ID: 'slow-1',
+        Checks: [
+          { CheckID: 'slow', HTTP: other.url(), Interval: '1s', Timeout: '300ms', Status: 'passing' },
+          { CheckID: 'stall', HTTP: other.url('/stall'), Interval: '1s', Timeout: '300ms' },
+        ],
+      });
+      await until('the checks settle', async () => (await statusOf('slow')) === 'critical' && (await statusOf('stall')) === 'passing');
       expect((await checkOf('slow')).Output).toBe(`Get "${other.url()}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`);
+      expect((await checkOf('stall')).Output).toBe(`HTTP GET ${other.url('/stall')}: 200 OK Output: part`);
     } finally {
       await s.root('PUT', '/v1/agent/service/deregister/slow-1');
       await other.stop();
