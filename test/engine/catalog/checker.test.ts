@@ -208,7 +208,8 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
     };
     try {
       await register({
-        Name: 'slow', ID: 'slow-1',
+        Name: 'slow',
+        ID: 'slow-1',
         Checks: [
           { CheckID: 'slow', HTTP: other.url(), Interval: '1s', Timeout: '300ms', Status: 'passing' },
           { CheckID: 'stall', HTTP: other.url('/stall'), Interval: '1s', Timeout: '300ms' },
