@@ -317,7 +317,8 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
       await s.root('PUT', '/v1/agent/service/deregister/grpc-1');
       grpc.stop();
     }
-  });
+    // The first build of the Go helper (grpc-go from the module cache or proxy) takes a minute on 2 cores.
+  }, 180_000);
 
   test('TLS (HTTPS, TCPUseTLS, H2PING over TLS): verified against the system CAs unless TLSSkipVerify; H2PING in clear text', async () => {
     const { cert, key } = makeCa(tempDir('checker-tls-'), true);
@@ -405,7 +406,7 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
 /** grpc-go's health server (test/compat/grpc-health), built once per run; commands set serving statuses. */
 async function startGrpcHealth(): Promise<{ address: string; send(line: string): Promise<void>; stop(): void }> {
   const bin = join(tempDir('grpc-health-'), 'grpc-health');
-  execFileSync('go', ['build', '-o', bin, '.'], { cwd: join(__dirname, '../../compat/grpc-health'), stdio: 'inherit' });
+  execFileSync('go', ['build', '-o', bin, '.'], { cwd: join(__dirname, '../../compat/grpc-health'), stdio: ['ignore', 'ignore', 'inherit'] });
   const child: ChildProcess = spawn(bin, [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let buffer = '';
