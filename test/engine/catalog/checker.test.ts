@@ -1,4 +1,4 @@
-import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { createSocket, Socket as UdpSocket } from 'node:dgram';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createSecureServer, createServer as createH2Server, Http2Server } from 'node:http2';
@@ -6,6 +6,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { AddressInfo, createServer as createTcpServer, Server as TcpServer } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createTlsServer } from 'node:tls';
+import { promisify } from 'node:util';
 import { CatalogServer, startCatalogServer } from './helpers';
 import { Checker, startChecker, StatusHandler, stopChecker } from '../../../src/engine/catalog/checker';
 import { startServerNode } from '../../../src/engine/catalog/servers';
@@ -406,7 +407,8 @@ describe.each(STORAGE_KINDS)('health checks that run (%s)', (kind) => {
 /** grpc-go's health server (test/compat/grpc-health), built once per run; commands set serving statuses. */
 async function startGrpcHealth(): Promise<{ address: string; send(line: string): Promise<void>; stop(): void }> {
   const bin = join(tempDir('grpc-health-'), 'grpc-health');
-  execFileSync('go', ['build', '-o', bin, '.'], { cwd: join(__dirname, '../../compat/grpc-health'), stdio: ['ignore', 'ignore', 'inherit'] });
+  // Without blocking the event loop: the server under test lives in this process.
+  await promisify(execFile)('go', ['build', '-o', bin, '.'], { cwd: join(__dirname, '../../compat/grpc-health') });
   const child: ChildProcess = spawn(bin, [], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: string[] = [];
   let buffer = '';
