@@ -19,6 +19,7 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/registry-search.ts'],
   ['bench/catalog-blocking.ts'],
   ['bench/catalog-dns.ts'],
+  ['bench/catalog-checks.ts'],
   ['bench/cli-startup.ts', '--runs', '5'],
   ['bench/first-run.ts'],
   ['bench/registry-transfer.ts'],

@@ -1,9 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Agent, request } from 'undici';
-import { hangar, RunningServer, startServerProcess } from '../helpers/cli';
+import { CLI, hangar, RunningServer, startServerProcess } from '../helpers/cli';
 import { goTest, haveGo } from '../helpers/compat';
 import { ROOT_TOKEN } from '../helpers/server';
+import { until } from '../helpers/until';
 
 /**
  * `hangar server --workers N`: N threads, each with its own engine, on the same data and ports
@@ -18,6 +21,27 @@ describe('hangar server --workers', () => {
       expect(res.stderr).toContain(`--workers must be auto or a number from 1 to 64, not "${value}"`);
     }
   });
+
+  test('health checks run in the main thread only', async () => {
+    // The log goes to stdout, which startServerProcess does not keep: this server's is read here.
+    const child = spawn(
+      process.execPath,
+      [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0',
+        '--dev', '--workers', '2', '--log-level', 'info', '--log-format', 'json'],
+      { env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'ignore'] },
+    );
+    let stdout = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    try {
+      await until('the server is ready', () => stdout.includes('hangar is ready'), { ms: 30_000, detail: () => stdout });
+      const lines = stdout.split('\n').filter((l) => l.includes('the health checker runs on this thread'));
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]).thread).toBeUndefined();
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  }, 40_000);
 
   describe('a dev server with two workers', () => {
     let server: RunningServer;

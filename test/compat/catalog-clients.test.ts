@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { startChecker } from '../../src/engine/catalog/checker';
 import { DEFAULT_DNS_CONFIG } from '../../src/engine/catalog/dns/config';
 import { DnsServer } from '../../src/engine/catalog/dns/server';
 import { CatalogServer, startCatalogServer } from '../engine/catalog/helpers';
@@ -19,6 +20,8 @@ describe('catalog: the official clients (consul/api, py-consul)', () => {
   beforeAll(async () => {
     // Default policy deny, so that the suites see ACLs enforced as on a locked-down server.
     server = await startCatalogServer('sqlite');
+    // Health checks run, as in `hangar server`.
+    await startChecker(server.engine);
     dns = await DnsServer.start(server.engine, { ...DEFAULT_DNS_CONFIG, token: ROOT_TOKEN }, { host: '127.0.0.1', port: 0 }, server.engine.logger);
     env = {
       CONSUL_HTTP_ADDR: server.urls.catalog.replace(/^http:\/\//, ''), CONSUL_HTTP_TOKEN: ROOT_TOKEN, CONSUL_HTTP_SSL: 'false', CONSUL_DNS_ADDR: dns.address,

@@ -118,6 +118,9 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   // The server is a node of the catalog (with the consul service and serfHealth), kept alive by a heartbeat.
   const { startServerNode } = require('../../engine/catalog/servers') as typeof import('../../engine/catalog/servers');
   await startServerNode(engine);
+  // Health checks run in the main thread only (one checker per server, whatever --workers says).
+  const { startChecker } = require('../../engine/catalog/checker') as typeof import('../../engine/catalog/checker');
+  await startChecker(engine);
   engine.scheduler.start();
   // What starting left behind is garbage now, in good part outside V8's heap (the unpacked CLI's
   // buffer, 7 MB): V8 would keep it until its first full collection, which an idle server may never

@@ -92,6 +92,9 @@ export async function storeAgentCheck(
 ): Promise<void> {
   const definition = clampInterval(definitionOf(check.body));
   const ttl = definition.TTL ?? 0;
+  // A check registered again keeps its status and output, as the public service's agent does (no
+  // flap to critical each time an application re-registers at start).
+  const existing = await getCheck(writes.db, node, ns, check.checkId);
   await upsertCheck(
     writes,
     node,
@@ -99,9 +102,9 @@ export async function storeAgentCheck(
       checkId: check.checkId,
       ns,
       name: check.name,
-      status: checkStatus(check.body.Status, AGENT_STATUSES),
+      status: existing?.status ?? checkStatus(check.body.Status, AGENT_STATUSES),
       notes: check.body.Notes ?? '',
-      output: '',
+      output: existing?.output ?? '',
       serviceId: service?.id ?? '',
       serviceName: service?.name ?? '',
       type: checkTypeOf(definition),

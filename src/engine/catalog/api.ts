@@ -10,6 +10,7 @@ import type { Db } from '../storage';
 import { Authorizer } from './acl/authorizer';
 import { findRequestToken, requestAuthorizer } from './acl/store';
 import { rootAccessorId, uuidOf } from './acl/tokens';
+import { stopChecker } from './checker';
 import { CATALOG_WRITES } from './index-state';
 import { aclNotFound, CatalogActor, CatalogPermission, LOCAL_DATACENTER } from './route';
 import { aclAuthMethodRoutes } from './routes/acl-auth-methods';
@@ -175,6 +176,7 @@ export const catalogApi: ApiDefinition<CatalogActor, CatalogPermission> = {
     });
     app.addHook('preClose', async () => {
       clearInterval(runtime.heartbeat);
+      await stopChecker(engine);
       await runtime.blocking.close();
     });
   },

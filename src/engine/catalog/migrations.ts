@@ -285,4 +285,11 @@ export const CATALOG_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 305,
+    name: 'catalog: when each check turned critical (DeregisterCriticalServiceAfter)',
+    // Null while the check is not critical; checks critical before this migration get the time the
+    // reaper first sees them (catalog/checker.ts), so none is removed at once by an upgrade.
+    sql: 'ALTER TABLE catalog_checks ADD COLUMN critical_since BIGINT;',
+  },
 ];

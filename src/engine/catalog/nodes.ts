@@ -35,6 +35,8 @@ export interface CheckRow {
   thresholds: string;
   /** When a TTL check turns critical unless updated (epoch ms); null when it is not waiting. */
   ttl_deadline: number | null;
+  /** When the check turned critical (epoch ms, engine clock); null while it is not critical. */
+  critical_since: number | null;
   create_index: number;
   modify_index: number;
 }
@@ -173,14 +175,19 @@ export async function upsertCheck(writes: Writes, node: string, input: CheckInpu
   const values = [
     input.name, input.status, input.notes, input.output, input.serviceId, input.serviceName, input.type, input.interval ?? '',
     input.timeout ?? '', input.exposedPort ?? 0, JSON.stringify(input.definition), JSON.stringify(input.thresholds ?? {}), input.ttlDeadline ?? null,
+    input.status === 'critical' ? now : null,
   ];
+  // A check critical before and after keeps the time it turned critical (what the reaper measures).
   await db.run(
     `INSERT INTO catalog_checks (node, ns, check_id, name, status, notes, output, service_id, service_name, type, interval, timeout,
-       exposed_port, definition, thresholds, ttl_deadline, create_index, modify_index) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       exposed_port, definition, thresholds, ttl_deadline, critical_since, create_index, modify_index)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (node, ns, check_id) DO UPDATE SET name = excluded.name, status = excluded.status, notes = excluded.notes,
        output = excluded.output, service_id = excluded.service_id, service_name = excluded.service_name, type = excluded.type,
        interval = excluded.interval, timeout = excluded.timeout, exposed_port = excluded.exposed_port, definition = excluded.definition,
-       thresholds = excluded.thresholds, ttl_deadline = excluded.ttl_deadline, modify_index = excluded.modify_index`,
+       thresholds = excluded.thresholds, ttl_deadline = excluded.ttl_deadline,
+       critical_since = CASE WHEN excluded.status = 'critical' THEN COALESCE(catalog_checks.critical_since, excluded.critical_since) END,
+       modify_index = excluded.modify_index`,
     [node, input.ns, input.checkId, ...values, index, index],
   );
   if (input.status === 'critical') await invalidateSessions(writes, await sessionsOfNode(db, node, [input.checkId]), now);
@@ -197,9 +204,10 @@ export async function setCheckStatus(
     return;
   }
   const index = await writes.next('nodes');
+  const criticalSince = status !== 'critical' ? null : row.status === 'critical' ? row.critical_since : now;
   await writes.db.run(
-    'UPDATE catalog_checks SET status = ?, output = ?, ttl_deadline = ?, modify_index = ? WHERE node = ? AND ns = ? AND check_id = ?',
-    [status, output, ttlDeadline, index, row.node, row.ns, row.check_id],
+    'UPDATE catalog_checks SET status = ?, output = ?, ttl_deadline = ?, critical_since = ?, modify_index = ? WHERE node = ? AND ns = ? AND check_id = ?',
+    [status, output, ttlDeadline, criticalSince, index, row.node, row.ns, row.check_id],
   );
   if (status === 'critical') await invalidateSessions(writes, await sessionsOfNode(writes.db, row.node, [row.check_id]), now);
 }

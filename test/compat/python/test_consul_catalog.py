@@ -2,7 +2,10 @@
 transactions. The client comes from CONSUL_HTTP_ADDR and CONSUL_HTTP_TOKEN."""
 
 import base64
+import http.server
 import os
+import threading
+import time
 import uuid
 
 import consul
@@ -134,7 +137,7 @@ def test_agent_service_register_and_health():
     assert http["Definition"]["HTTP"] == "http://127.0.0.1:8080/health"
     assert http["Definition"]["DeregisterCriticalServiceAfter"] == "5m0s"
 
-    # Not passing until the TTL check passes and the HTTP check (which no checker runs yet) goes away.
+    # Not passing until the TTL check passes and the HTTP check (nothing listens on its port) goes away.
     _, entries = c.health.service(name, passing=True)
     assert entries == []
     assert c.agent.check.ttl_pass(f"service:{name}-1:1", "ok")
@@ -145,3 +148,42 @@ def test_agent_service_register_and_health():
 
     assert c.agent.service.deregister(name + "-1")
     assert name + "-1" not in c.agent.services()
+
+
+def test_http_check_runs():
+    """The server runs an HTTP check against a backend this test starts: the instance is in
+    health.service(passing=True) while the backend answers, and leaves it once the backend stops."""
+
+    class Ok(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args):
+            pass
+
+    backend = http.server.HTTPServer(("127.0.0.1", 0), Ok)
+    threading.Thread(target=backend.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{backend.server_address[1]}/health"
+    c = client()
+    name = unique("py-http")
+
+    def passing():
+        return c.health.service(name, passing=True)[1]
+
+    def wait_for(what, done):
+        deadline = time.time() + 30
+        while not done():
+            assert time.time() < deadline, f"timed out waiting for {what}"
+            time.sleep(0.1)
+
+    try:
+        assert c.agent.service.register(name, service_id=name + "-1", port=8080, check=consul.Check.http(url, "1s", timeout="1s"))
+        wait_for("the instance to pass", lambda: len(passing()) == 1)
+        assert passing()[0]["Checks"][-1]["Output"] == f"HTTP GET {url}: 200 OK Output: ok"
+    finally:
+        backend.shutdown()
+        backend.server_close()
+    wait_for("the instance to leave the passing ones", lambda: passing() == [])
+    assert c.agent.service.deregister(name + "-1")
