@@ -7,6 +7,8 @@ export interface OptionSpec {
   readonly env?: string;
   readonly help: string;
   readonly placeholder?: string;
+  /** Given twice with two values, refused (where the last one winning would hide a mistake, as with certificate files). */
+  readonly once?: boolean;
 }
 
 export interface CommandSpec {
@@ -32,6 +34,7 @@ export function parseCommand(
       args: [...argv],
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(Object.entries(spec.options).map(([name, o]) => [name, { type: o.type }])),
@@ -39,6 +42,15 @@ export function parseCommand(
     });
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/\. To specify.*$/s, ''));
+  }
+  // Otherwise the last value of a flag given twice wins, as commands that add flags to a given line expect.
+  const seen = new Map<string, string | undefined>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || !spec.options[token.name]?.once) continue;
+    if (seen.has(token.name) && seen.get(token.name) !== token.value) {
+      throw new UsageError(`--${token.name} given twice ("${seen.get(token.name)}" and "${token.value}"): give it once`);
+    }
+    seen.set(token.name, token.value);
   }
   const options: ParsedOptions = {};
   for (const [name, o] of Object.entries(spec.options)) {

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { defaultDataDir } from '../../engine/data-dir';
+import { defaultDataDir, prepareDataDir } from '../../engine/data-dir';
 import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
 import type { StorageConfig } from '../../engine/storage';
 import { CommandSpec, ParsedOptions } from '../options';
 import { UsageError } from '../usage';
 import { newThreadShared, serveInThread, ServerThreads, threadData, workerCount } from './server-threads';
+import { TLS_OPTIONS, tlsFilesOf } from './server-tls';
 
 export const serverCommand: CommandSpec = {
   name: 'server',
@@ -32,6 +33,7 @@ export const serverCommand: CommandSpec = {
       help: 'Threads serving requests, each with its own engine on the same data and ports (default 1; auto: one per core)',
     },
     'dev': { type: 'boolean', env: 'HANGAR_DEV', help: 'Development mode: temporary data, a known root token, ready at once' },
+    ...TLS_OPTIONS,
     'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
     'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default; --dev: debug, one line per request), debug, trace' },
     'log-format': { type: 'string', env: 'HANGAR_LOG_FORMAT', placeholder: 'json|pretty', help: 'Log lines as JSON or readable text (default: pretty on a terminal, JSON otherwise)' },
@@ -48,7 +50,11 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const { sweepPartialUploads } = require('../../engine/registry/uploads') as typeof import('../../engine/registry/uploads');
   const { startupWarnings } = require('../../engine/startup-warnings') as typeof import('../../engine/startup-warnings');
   const { v8Collector } = require('../../engine/collector') as typeof import('../../engine/collector');
-  const dev = options.dev === true;
+  const { loadTls, TlsFileError } = require('../../engine/http/tls') as typeof import('../../engine/http/tls');
+  const { devTlsPaths, makeDevTls } = require('../../engine/http/dev-tls') as typeof import('../../engine/http/dev-tls');
+  // --dev-tls implies --dev, as `vault server -dev-tls` does.
+  const devTls = options['dev-tls'] === true;
+  const dev = options.dev === true || devTls;
   if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
   const addresses = {
     registry: (options['registry-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.registry,
@@ -78,6 +84,20 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const temporary = !thread && dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
   const dataDir = thread?.dataDir ?? temporary ?? resolve((options.data as string | undefined) ?? defaultDataDir());
   const shared = thread ?? newThreadShared(workers);
+  // TLS: flags checked before anything is written; the dev files are made by the main thread, read by the others.
+  const devTlsFiles = devTls ? devTlsPaths(dataDir) : undefined;
+  let tls;
+  try {
+    const tlsFiles = tlsFilesOf(options, addresses, devTlsFiles);
+    if (devTls && !thread) {
+      prepareDataDir(dataDir);
+      await makeDevTls(dataDir);
+    }
+    tls = Object.fromEntries(Object.entries(tlsFiles).map(([name, files]) => [name, loadTls(files)]));
+  } catch (err) {
+    if (temporary) rmSync(temporary, { recursive: true, force: true });
+    throw err instanceof TlsFileError ? new UsageError(err.message) : err;
+  }
   const storage: StorageConfig =
     kind === 'postgres' ? { kind, url: options['postgres-url'] as string } : { kind: 'sqlite', dataDir, writeLock: shared?.writeLock };
   const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
@@ -89,7 +109,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const peers = shared && { channel: shared.channel, count: shared.count, index: thread?.index ?? 0 };
   const catalogNode = { name: options['node-name'] as string | undefined, address: advertiseAddress(options, addresses.catalog) };
   const engine = await Engine.open({
-    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers, catalogNode,
+    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers, catalogNode, tls,
   });
   if (thread) {
     try {
@@ -98,7 +118,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       await engine.close();
       throw err;
     }
-    await serveInThread();
+    await serveInThread(() => reloadServer(engine));
     await engine.close();
     return 0;
   }
@@ -130,6 +150,8 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   if (workers > 1) banner.push(`Workers: ${workers} threads`);
   if (dev) {
     banner.push(`Root token: ${devRootToken}`);
+    if (devTlsFiles) banner.push(`CA certificate: ${devTlsFiles.ca} (the listeners' certificate is for localhost, 127.0.0.1 and ::1)`);
+    banner.push('The public services\' tools and clients work with:', ...devExports(urls, devRootToken!, devTlsFiles?.ca).map((line) => `    ${line}`));
     banner.push('DEV MODE: not for production. Data is temporary unless --data is given.');
     if (catalogDefaultPolicy === 'allow') banner.push('The catalog lets anonymous callers read and write everything (--catalog-default-policy allow).');
   } else {
@@ -159,10 +181,40 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // Reloads, never stops (a terminal closing sends it too): certificates and keys are read again.
+    process.on('SIGHUP', () => {
+      logger.info({ signal: 'SIGHUP' }, 'reloading');
+      reloadServer(engine);
+      threads?.reload();
+    });
   });
   if (temporary) rmSync(temporary, { recursive: true, force: true });
   logger.info('stopped');
   return 0;
+}
+
+/**
+ * What SIGHUP reloads in one thread's engine (each worker thread runs it on the main thread's word):
+ * the TLS listeners' certificates and keys. Another part that SIGHUP must reload adds its call here.
+ */
+function reloadServer(engine: import('../../engine/engine').Engine): void {
+  const { reloadListenersTls } = require('../../engine/http/server') as typeof import('../../engine/http/server');
+  reloadListenersTls(engine);
+}
+
+/** The dev banner's `export` lines for the public services' tools (vault, consul, vagrant) and their clients. */
+export function devExports(urls: Record<'registry' | 'secrets' | 'catalog', string>, rootToken: string, caFile?: string): string[] {
+  const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
+  const vars: Array<[string, string]> = [
+    ['VAULT_ADDR', urls.secrets],
+    ['VAULT_TOKEN', rootToken],
+    ['CONSUL_HTTP_ADDR', urls.catalog],
+    ['CONSUL_HTTP_TOKEN', rootToken],
+    ['VAGRANT_SERVER_URL', urls.registry],
+  ];
+  // The Vagrant CLI (Ruby's OpenSSL) reads its trust from SSL_CERT_FILE, which replaces the system's CAs in that shell.
+  if (caFile) vars.push(['VAULT_CACERT', caFile], ['CONSUL_CACERT', caFile], ['SSL_CERT_FILE', caFile]);
+  return vars.map(([name, value]) => `export ${name}=${quote(value)}`);
 }
 
 /** "http://HOST:PORT" as listen() reports it, back to the HOST:PORT it listens on. */
