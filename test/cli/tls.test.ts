@@ -215,6 +215,15 @@ describe('hangar server with TLS', () => {
       await expect(get(`${server.urls.registry}/api/v1/search`)).rejects.toThrow(/self.signed|unable to verify/);
     });
 
+    test('hangar status checks the listeners over https when given the certificate', () => {
+      const addr = (url: string) => new URL(url).host;
+      const args = ['status', '--registry-addr', addr(server.urls.registry), '--secrets-addr', addr(server.urls.secrets), '--catalog-addr', addr(server.urls.catalog)];
+      const res = hangar(args, { HANGAR_TLS_CERT_FILE: join(data, 'dev-tls-cert.pem') });
+      expect(res.stdout).toMatch(/secrets +https:\/\/127\.0\.0\.1:\d+ +ok/);
+      expect(res.code).toBe(0);
+      expect(hangar(args).code).toBe(1);
+    });
+
     const vault = publicServiceBinary('vault');
     (vault ? test : test.skip)('the vault CLI works with the printed exports and refuses without VAULT_CACERT', () => {
       const exports = Object.fromEntries([...server.stderr().matchAll(/export (\w+)='([^']*)'/g)].map((m) => [m[1], m[2]]));
