@@ -21,6 +21,7 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/cli-startup.ts', '--runs', '5'],
   ['bench/registry-transfer.ts'],
   ['bench/secrets-kv.ts'],
+  ['bench/tls.ts'],
   ['bench/secrets-pki.ts', '--seconds', '2'],
   ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4'],
   ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4', '--database-core', '0'],
