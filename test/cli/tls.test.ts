@@ -202,7 +202,7 @@ describe('hangar server with TLS', () => {
       expect(out).toContain(`CA certificate: ${caFile}`);
       for (const [name, value] of [
         ['VAULT_ADDR', server.urls.secrets], ['CONSUL_HTTP_ADDR', server.urls.catalog], ['VAGRANT_SERVER_URL', server.urls.registry],
-        ['VAULT_CACERT', caFile], ['CONSUL_CACERT', caFile], ['SSL_CERT_FILE', caFile],
+        ['VAULT_CACERT', caFile], ['CONSUL_CACERT', caFile], ['SSL_CERT_FILE', caFile], ['CURL_CA_BUNDLE', caFile],
       ]) expect(out).toContain(`export ${name}='${value}'`);
       expect(out).toMatch(/export VAULT_TOKEN='hgr\.root\.[^']+'\n[^]*export CONSUL_HTTP_TOKEN='hgr\.root\./);
     });

@@ -212,8 +212,9 @@ export function devExports(urls: Record<'registry' | 'secrets' | 'catalog', stri
     ['CONSUL_HTTP_TOKEN', rootToken],
     ['VAGRANT_SERVER_URL', urls.registry],
   ];
-  // The Vagrant CLI (Ruby's OpenSSL) reads its trust from SSL_CERT_FILE, which replaces the system's CAs in that shell.
-  if (caFile) vars.push(['VAULT_CACERT', caFile], ['CONSUL_CACERT', caFile], ['SSL_CERT_FILE', caFile]);
+  // The Vagrant CLI reads its trust from SSL_CERT_FILE (its Ruby API calls) and CURL_CA_BUNDLE (the curl it runs for
+  // box uploads and downloads); both replace the system's CAs for such programs in that shell.
+  if (caFile) vars.push(['VAULT_CACERT', caFile], ['CONSUL_CACERT', caFile], ['SSL_CERT_FILE', caFile], ['CURL_CA_BUNDLE', caFile]);
   return vars.map(([name, value]) => `export ${name}=${quote(value)}`);
 }
 
