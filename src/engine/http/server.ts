@@ -2,7 +2,7 @@ import type { Server as HttpsServer } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import type { ApiName } from './api';
-import { guardClientCertificates, reloadTls } from './tls';
+import { prepareTlsServer, reloadTls } from './tls';
 
 export type ListenAddresses = Readonly<Record<ApiName, string>>;
 
@@ -39,7 +39,7 @@ export async function listen(engine: Engine, addresses: ListenAddresses, shared?
     if (shared === 'first' && port !== 0) await ensureFree(host, port);
     const app = engine.app(name);
     const tls = engine.tls[name];
-    if (tls) guardClientCertificates(app.server as unknown as HttpsServer, tls);
+    if (tls) prepareTlsServer(app.server as unknown as HttpsServer, tls);
     // A deep accept queue (Linux caps it at net.core.somaxconn): thousands of clients reconnecting
     // at once after a restart are queued, not dropped into SYN retries (Node's default is 511).
     await app.listen({ host, port, backlog: LISTEN_BACKLOG, ...(shared ? { reusePort: true } : {}) });
