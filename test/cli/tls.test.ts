@@ -190,7 +190,7 @@ describe('hangar server with TLS', () => {
 
     beforeAll(async () => {
       data = tempDir();
-      server = await startServerProcess(['--dev-tls', '--data', data, '--workers', '2']);
+      server = await startServerProcess(['--dev-tls', '--data', data, '--workers', '2', '--log-level', 'info'], {}, { stdout: true });
     });
     afterAll(() => server.stop());
 
@@ -213,6 +213,14 @@ describe('hangar server with TLS', () => {
       expect(await get(`${server.urls.catalog.replace('127.0.0.1', 'localhost')}/v1/status/leader`, trust)).toBe(200);
       expect(await get(`${server.urls.registry}/api/v1/search`, trust)).toBe(200);
       await expect(get(`${server.urls.registry}/api/v1/search`)).rejects.toThrow(/self.signed|unable to verify/);
+    });
+
+    test('SIGHUP reloads the certificates in every worker thread', async () => {
+      server.signal('SIGHUP');
+      const reloaded = () => server.stdout().split('\n').filter((line) => line.includes('TLS certificate reloaded'));
+      await until('three listeners reloaded in each of the two threads', () => reloaded().length === 6, { detail: server.stdout });
+      expect(reloaded().filter((line) => line.includes('"thread":1'))).toHaveLength(3);
+      expect(await get(`${server.urls.secrets}/v1/sys/health`, { ca: readFileSync(join(data, 'ca.pem')) })).toBe(200);
     });
 
     test('hangar status checks the listeners over https when given the certificate', () => {
