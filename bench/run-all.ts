@@ -25,6 +25,7 @@ const STEPS: readonly (readonly string[])[] = [
   ['bench/registry-transfer.ts'],
   ['bench/backup.ts'],
   ['bench/secrets-kv.ts'],
+  ['bench/tls.ts'],
   ['bench/secrets-pki.ts', '--seconds', '2'],
   ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4'],
   ['bench/secrets-database.ts', '--runs', '2', '--seconds', '4', '--database-core', '0'],

@@ -132,6 +132,9 @@ export function rerunOnNewerNode(minimum: string, env: NodeJS.ProcessEnv = proce
   // With the server's V8 flags and malloc setting (runtime-flags.ts): the rerun would otherwise replace itself once more.
   const argv = process.argv.slice(2);
   const flags = missingNodeFlags(argv, [], env.NODE_OPTIONS);
+  // SIGHUP reloads a server (its certificates): this process, waiting below, cannot pass it on and
+  // must not die of it. The server reloads when it gets it (a terminal's hangup reaches both).
+  process.on('SIGHUP', () => undefined);
   const res = spawnSync(node, [...flags, process.argv[1], ...argv], {
     stdio: 'inherit',
     env: { ...(missingServerEnv(argv, env) ?? env), [RERUN_MARK]: String(process.pid) },

@@ -12,6 +12,8 @@ export interface OptionSpec {
   readonly configFile?: boolean;
   /** Set on the command line (or in the environment) only, never by a configuration file. */
   readonly commandLineOnly?: boolean;
+  /** Given twice with two values, refused (where the last one winning would hide a mistake, as with certificate files). */
+  readonly once?: boolean;
 }
 
 export interface CommandSpec {
@@ -52,6 +54,7 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[], env: No
       args: longFlags(spec, argv),
       allowPositionals: true,
       strict: true,
+      tokens: true,
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(Object.entries(spec.options).map(([name, o]) => [name, { type: o.type }])),
@@ -59,6 +62,15 @@ export function parseCommand(spec: CommandSpec, argv: readonly string[], env: No
     });
   } catch (err) {
     throw new UsageError((err as Error).message.replace(/\. To specify.*$/s, ''));
+  }
+  // Otherwise the last value of a flag given twice wins, as commands that add flags to a given line expect.
+  const seen = new Map<string, string | undefined>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || !spec.options[token.name]?.once) continue;
+    if (seen.has(token.name) && seen.get(token.name) !== token.value) {
+      throw new UsageError(`--${token.name} given twice ("${seen.get(token.name)}" and "${token.value}"): give it once`);
+    }
+    seen.set(token.name, token.value);
   }
   const options: ParsedOptions = {};
   for (const [name, o] of Object.entries(spec.options)) {

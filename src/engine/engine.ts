@@ -7,6 +7,7 @@ import { CATALOG_JOBS } from './catalog/jobs';
 import { Clock, systemClock } from './clock';
 import { prepareDataDir } from './data-dir';
 import { ApiName, buildApi } from './http/api';
+import type { ListenersTls } from './http/tls';
 import { Logger, silentLogger } from './logger';
 import type { EngineMetrics } from './metrics';
 import { PeerConfig, Peers } from './peers';
@@ -42,6 +43,8 @@ export interface EngineOptions {
   readonly peers?: PeerConfig;
   /** This server as a node of the catalog: its name (`--node-name`, default the host name) and address (`--advertise-addr`). */
   readonly catalogNode?: { readonly name?: string; readonly address?: string };
+  /** The listeners that serve TLS, with their certificates (http/tls.ts); the others serve plain HTTP. */
+  readonly tls?: ListenersTls;
 }
 
 /** Background jobs of all services, run by `hangar server`. */
@@ -92,6 +95,8 @@ export class Engine {
   readonly peers?: Peers;
   /** This server's node in the catalog: the node of its agent API (catalog/servers.ts). */
   readonly catalogNode: { readonly name: string; readonly address: string };
+  /** The listeners that serve TLS (their apps are https servers). */
+  readonly tls: ListenersTls;
 
   private constructor(
     readonly storage: Storage,
@@ -107,6 +112,7 @@ export class Engine {
     this.catalogDefaultPolicy = options.catalogDefaultPolicy ?? (this.devMode ? 'allow' : 'deny');
     this.scheduler = new Scheduler(this, JOBS);
     this.peers = options.peers && new Peers(options.peers);
+    this.tls = options.tls ?? {};
     this.catalogNode = { name: options.catalogNode?.name || hostname() || 'hangar', address: options.catalogNode?.address || '127.0.0.1' };
     // Storage timings: every transaction of every service passes here; a no-op until metrics are on.
     const tx = storage.tx.bind(storage);

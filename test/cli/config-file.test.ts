@@ -1,9 +1,10 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serverCommand } from '../../src/cli/commands/server';
 import { readConfigFile } from '../../src/cli/config-file';
 import { parseCommand } from '../../src/cli/options';
 import { hangar } from '../helpers/cli';
+import { TestCa } from '../helpers/tls';
 import { tempDir } from '../helpers/storage';
 
 const EXAMPLE = join(__dirname, '..', '..', 'docs', 'hangar.hcl.example');
@@ -106,7 +107,13 @@ describe('hangar server -config', () => {
   });
 
   test('-check validates the example and bad values, starting nothing (the bundled CLI)', () => {
-    const ok = hangar(['server', '-config', EXAMPLE, '-check']);
+    // The example's TLS files, made here: -check loads them.
+    const tls = tempDir('hangar-config-tls-');
+    const ca = new TestCa(tls);
+    for (const name of ['hangar', 'registry', 'secrets', 'catalog']) ca.issue(name);
+    copyFileSync(new TestCa(tempDir('hangar-config-clients-'), 'clients CA').ca, join(tls, 'clients-ca.pem'));
+    const example = configFile(readFileSync(EXAMPLE, 'utf8').replaceAll('/etc/hangar/tls/', `${tls}/`));
+    const ok = hangar(['server', '-config', example, '-check']);
     expect(ok).toMatchObject({ code: 0, stdout: 'configuration is valid\n' });
     const bad = configFile('listener "registry" {\n  address = "nonsense"\n}\nstorage "postgres" { url = "db" }\n');
     const res = hangar(['server', '-config', bad, '-check']);

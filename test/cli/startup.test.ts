@@ -4,7 +4,7 @@ import { packedRange } from '../../src/cli/packed';
 import { missingNodeFlags, missingServerEnv, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
 import { VERSION } from '../../src/engine/version';
 import { CLI, hangar, startServerProcess } from '../helpers/cli';
-import { childOf, commandLine, environment, HAS_PROC } from '../helpers/processes';
+import { commandLine, environment, HAS_PROC, servingPid } from '../helpers/processes';
 import { tempDir } from '../helpers/storage';
 
 /**
@@ -55,12 +55,6 @@ describe('the bundled CLI starts small', () => {
     expect(checkLazyFactories(cli)).toBeGreaterThan(500);
   });
 });
-
-/** `pid`'s youngest descendant: the server itself, when the CLI ran itself again on a newer Node.js. */
-function servingPid(pid: number): number {
-  for (let child = childOf(pid); child !== undefined; child = childOf(pid)) pid = child;
-  return pid;
-}
 
 /** The serving process's command line. */
 const servingCommandLine = (pid: number): string[] => commandLine(servingPid(pid));

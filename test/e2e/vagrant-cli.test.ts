@@ -26,9 +26,9 @@ interface Vagrant {
   interact(args: string[], answers: [RegExp, string | (() => string)][]): Promise<{ code: number; out: string }>;
 }
 
-function vagrant(server: RunningServer): Vagrant {
+function vagrant(server: RunningServer, extraEnv: NodeJS.ProcessEnv = {}): Vagrant {
   const home = tempDir('hangar-vagrant-');
-  const env = { ...process.env, VAGRANT_HOME: home, VAGRANT_SERVER_URL: server.urls.registry, VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_NO_COLOR: '1' };
+  const env = { ...process.env, ...extraEnv, VAGRANT_HOME: home, VAGRANT_SERVER_URL: server.urls.registry, VAGRANT_CHECKPOINT_DISABLE: '1', VAGRANT_NO_COLOR: '1' };
   return {
     home,
     run(...args) {
@@ -257,5 +257,53 @@ describeWithVagrant('the Vagrant CLI against hangar server', () => {
     const add = v.run('box', 'add', 'alice/bad', '--provider', 'virtualbox');
     expect(add.code).not.toBe(0);
     expect(add.out).toMatch(/checksum/i);
+  });
+});
+
+/**
+ * An https registry (`hangar server --dev-tls`): the CLI trusts the dev CA through SSL_CERT_FILE (its
+ * API calls, Ruby's OpenSSL) and CURL_CA_BUNDLE (box files, through curl), the variables the dev banner
+ * prints for it, and refuses the server without them.
+ */
+describeWithVagrant('the Vagrant CLI against an https registry trusting its CA (--dev-tls, SSL_CERT_FILE, CURL_CA_BUNDLE)', () => {
+  jest.setTimeout(300_000);
+  let server: RunningServer;
+  let ca: string;
+  let box: { path: string; sha256: string };
+
+  beforeAll(async () => {
+    const data = tempDir();
+    box = makeBoxFile(tempDir('hangar-vagrant-work-'));
+    server = await startServerProcess(['--dev-tls', '--dev-root-token', ROOT, '--data', data]);
+    ca = join(data, 'ca.pem');
+    expect(server.stderr()).toContain(`export SSL_CERT_FILE='${ca}'`);
+    expect(server.stderr()).toContain(`export CURL_CA_BUNDLE='${ca}'`);
+    const made = hangar(['registry', 'create-user', 'alice', '--password', PASSWORD, '--address', server.urls.registry, '--token', ROOT], { NODE_EXTRA_CA_CERTS: ca });
+    expect(made.stderr).toBe('');
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  test('logs in, publishes a box with its file and adds it, over https', async () => {
+    expect(server.urls.registry).toMatch(/^https:/);
+    const v = vagrant(server, { SSL_CERT_FILE: ca, CURL_CA_BUNDLE: ca });
+    const login = await v.interact(['cloud', 'auth', 'login'], [
+      [/username or email: $/m, 'alice'],
+      [/Password \(will be hidden\): $/m, PASSWORD],
+      [/Token description.*: $/m, 'https laptop'],
+    ]);
+    expect(login.out).toMatch(/You are now logged in/);
+    const published = v.run('cloud', 'publish', 'alice/tls', '1.0.0', 'virtualbox', box.path, '--release', '--force',
+      '--short-description', 'Over https', '--no-private', '--checksum', box.sha256, '--checksum-type', 'sha256');
+    expect(published.out).toMatch(/Complete! Published alice\/tls/);
+    expect(published.code).toBe(0);
+    const add = v.run('box', 'add', 'alice/tls', '--provider', 'virtualbox');
+    expect(add.out).toMatch(/Successfully added box 'alice\/tls' \(v1\.0\.0\) for 'virtualbox'/);
+    expect(add.code).toBe(0);
+
+    const untrusting = vagrant(server).run('box', 'add', 'alice/tls', '--provider', 'virtualbox');
+    expect(untrusting.code).not.toBe(0);
+    expect(untrusting.out).toMatch(/certificate verify failed|SSL/);
   });
 });

@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { HAS_PROC, servingPid } from './processes';
 
 /** The bundled CLI (built by the jest global setup), run as users and custom resources run it. */
 export const CLI = join(__dirname, '..', '..', 'assets', 'hangar.cjs');
@@ -27,17 +28,28 @@ export interface RunningServer {
   readonly dns?: string;
   /** Everything the server wrote to stderr so far. */
   stderr(): string;
+  /** Its log lines (stdout) so far, when started with `{ stdout: true }`. */
+  stdout(): string;
+  /** Sends a signal to the serving process (on an old Node.js, the CLI's rerun on a newer one: node-fallback.ts). */
+  signal(signal: NodeJS.Signals): void;
   /** Sends SIGTERM and resolves to the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** Starts `hangar server ARGS` on ephemeral ports (DNS too) and waits until it says it is ready. */
-export async function startServerProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+export async function startServerProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { stdout?: boolean } = {},
+): Promise<RunningServer> {
   const child = spawn(
     process.execPath,
     [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', '--dns-addr', '127.0.0.1:0', ...args],
-    { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'] },
   );
+  let stdout = '';
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => (stdout += chunk));
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -61,6 +73,10 @@ export async function startServerProcess(args: readonly string[], env: NodeJS.Pr
     urls,
     dns: /^DNS: (\S+) /m.exec(stderr)?.[1],
     stderr: () => stderr,
+    stdout: () => stdout,
+    signal(signal) {
+      process.kill(HAS_PROC ? servingPid(child.pid!) : child.pid!, signal);
+    },
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null) child.kill(signal);
       return exited;

@@ -28,6 +28,12 @@ export function childOf(pid: number): number | undefined {
   return child === undefined ? undefined : Number(child);
 }
 
+/** `pid`'s youngest descendant: the server itself, when the CLI ran itself again on a newer Node.js. */
+export function servingPid(pid: number): number {
+  for (let child = childOf(pid); child !== undefined; child = childOf(pid)) pid = child;
+  return pid;
+}
+
 /** Whether `pid` runs (a zombie awaiting its parent does not). */
 export const isRunning = (pid: number): boolean => (stat(pid)?.state ?? 'Z') !== 'Z';
 

@@ -4,6 +4,7 @@ import { Clock } from '../../src/engine/clock';
 import { Engine } from '../../src/engine/engine';
 import { ApiName } from '../../src/engine/http/api';
 import { listen } from '../../src/engine/http/server';
+import type { ListenersTls } from '../../src/engine/http/tls';
 import { Logger } from '../../src/engine/logger';
 import type { PeerConfig } from '../../src/engine/peers';
 
@@ -35,7 +36,12 @@ export interface TestServer {
 export async function startTestServer(
   kind: 'sqlite' | 'postgres',
   options: {
-    clock?: Clock; logger?: Logger; sharedStorage?: FreshStorage; peers?: PeerConfig; catalogNode?: { name?: string; address?: string };
+    clock?: Clock;
+    logger?: Logger;
+    sharedStorage?: FreshStorage;
+    peers?: PeerConfig;
+    catalogNode?: { name?: string; address?: string };
+    tls?: ListenersTls;
   } = {},
 ): Promise<TestServer> {
   // A shared storage (two servers on one database) belongs to the caller, who cleans it up.

@@ -50,10 +50,20 @@ export function threadData(): ThreadData | undefined {
   return (workerData as { hangarServerThread?: ThreadData } | null)?.hangarServerThread;
 }
 
-/** In a worker thread: tells the main thread it is listening, then resolves when told to stop. */
-export function serveInThread(): Promise<void> {
+/**
+ * In a worker thread: tells the main thread it is listening, runs `reload` when the main thread
+ * passes on a SIGHUP, and resolves when told to stop.
+ */
+export function serveInThread(reload: () => void): Promise<void> {
   parentPort!.postMessage({ ready: true });
-  return new Promise((done) => parentPort!.once('message', () => done()));
+  return new Promise((done) => {
+    const onMessage = (message: { stop?: boolean; reload?: boolean }) => {
+      if (message.reload) return reload();
+      parentPort!.off('message', onMessage);
+      done();
+    };
+    parentPort!.on('message', onMessage);
+  });
 }
 
 /**
@@ -104,6 +114,11 @@ export class ServerThreads {
         return exited;
       }),
     );
+  }
+
+  /** Passes a SIGHUP on: each worker thread reloads what the main thread reloads (its listeners' certificates). */
+  reload(): void {
+    for (const worker of this.workers.values()) worker.postMessage({ reload: true });
   }
 
   private spawn(index: number): Promise<void> {

@@ -4,11 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DNS_ADDRESS } from '../../engine/catalog/dns/address';
 import type { DnsConfig } from '../../engine/catalog/dns/config';
+import { prepareDataDir } from '../../engine/data-dir';
+import type { ApiName } from '../../engine/http/api';
 import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
 import { CommandSpec, ParsedOptions } from '../options';
 import { dataDirOption, secretsKeyFileOption, storageConfig, storageOptions, storageSettings } from '../storage-options';
 import { UsageError } from '../usage';
 import { newThreadShared, serveInThread, ServerThreads, threadData, workerCount } from './server-threads';
+import { TLS_OPTIONS, tlsFilesOf } from './server-tls';
 
 export const serverCommand: CommandSpec = {
   name: 'server',
@@ -48,6 +51,7 @@ export const serverCommand: CommandSpec = {
       help: 'Threads serving requests, each with its own engine on the same data and ports (default 1; auto: one per core)',
     },
     'dev': { type: 'boolean', env: 'HANGAR_DEV', commandLineOnly: true, help: 'Development mode: temporary data, a known root token, ready at once' },
+    ...TLS_OPTIONS,
     'dev-root-token': { type: 'string', env: 'HANGAR_DEV_ROOT_TOKEN', commandLineOnly: true, placeholder: 'TOKEN', help: 'Root token in --dev (default: a random one, printed)' },
     'log-level': { type: 'string', env: 'HANGAR_LOG_LEVEL', placeholder: 'LEVEL', help: 'fatal, error, warn, info (default; --dev: debug, one line per request), debug, trace' },
     'log-format': { type: 'string', env: 'HANGAR_LOG_FORMAT', placeholder: 'json|pretty', help: 'Log lines as JSON or readable text (default: pretty on a terminal, JSON otherwise)' },
@@ -55,7 +59,7 @@ export const serverCommand: CommandSpec = {
 };
 
 export async function runServer(options: ParsedOptions): Promise<number> {
-  const { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise, dns } = serverSettings(options);
+  const { dev, devTls, addresses, kind, catalogDefaultPolicy, workers, log, advertise, dns, flagTls } = serverSettings(options);
   if (options.check === true) {
     process.stdout.write('configuration is valid\n');
     return 0;
@@ -69,11 +73,29 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const { sweepPartialUploads } = require('../../engine/registry/uploads') as typeof import('../../engine/registry/uploads');
   const { startupWarnings } = require('../../engine/startup-warnings') as typeof import('../../engine/startup-warnings');
   const { v8Collector } = require('../../engine/collector') as typeof import('../../engine/collector');
+  const { loadTls, TlsFileError } = require('../../engine/http/tls') as typeof import('../../engine/http/tls');
+  const { devTlsPaths, makeDevTls } = require('../../engine/http/dev-tls') as typeof import('../../engine/http/dev-tls');
   // In a worker thread of a server with several (server-threads.ts), the main thread decided these.
   const thread = threadData();
   const temporary = !thread && dev && !options.data ? mkdtempSync(join(tmpdir(), 'hangar-dev-')) : undefined;
   const dataDir = thread?.dataDir ?? temporary ?? dataDirOption(options);
   const shared = thread ?? newThreadShared(workers);
+  // TLS: the flags' files were loaded by serverSettings; --dev-tls's are made by the main thread, read by the others.
+  const devTlsFiles = devTls ? devTlsPaths(dataDir) : undefined;
+  let tls = flagTls;
+  if (devTlsFiles) {
+    try {
+      const tlsFiles = tlsFilesOf(options, addresses, devTlsFiles);
+      if (!thread) {
+        prepareDataDir(dataDir);
+        await makeDevTls(dataDir);
+      }
+      tls = Object.fromEntries(Object.entries(tlsFiles).map(([name, files]) => [name, loadTls(files)]));
+    } catch (err) {
+      if (temporary) rmSync(temporary, { recursive: true, force: true });
+      throw err instanceof TlsFileError ? new UsageError(err.message) : err;
+    }
+  }
   const storage = storageConfig(options, dataDir, shared?.writeLock);
   const devRootToken = dev ? (thread?.devRootToken ?? (options['dev-root-token'] as string | undefined) ?? newRootToken()) : undefined;
   // A worker thread's lines say which thread wrote them.
@@ -84,7 +106,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   const peers = shared && { channel: shared.channel, count: shared.count, index: thread?.index ?? 0 };
   const catalogNode = { name: options['node-name'] as string | undefined, address: advertise };
   const engine = await Engine.open({
-    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers, catalogNode,
+    storage, dataDir, logger, devRootToken, createRootToken: !thread, catalogDefaultPolicy, secretsKeyFile, peers, catalogNode, tls,
   });
   if (thread) {
     try {
@@ -93,7 +115,7 @@ export async function runServer(options: ParsedOptions): Promise<number> {
       await engine.close();
       throw err;
     }
-    await serveInThread();
+    await serveInThread(() => reloadServer(engine));
     await engine.close();
     return 0;
   }
@@ -137,6 +159,8 @@ export async function runServer(options: ParsedOptions): Promise<number> {
   }
   if (dev) {
     banner.push(`Root token: ${devRootToken}`);
+    if (devTlsFiles) banner.push(`CA certificate: ${devTlsFiles.ca} (the listeners' certificate is for localhost, 127.0.0.1 and ::1)`);
+    banner.push('The public services\' tools and clients work with:', ...devExports(urls, devRootToken!, devTlsFiles?.ca).map((line) => `    ${line}`));
     banner.push('DEV MODE: not for production. Data is temporary unless --data is given.');
     if (catalogDefaultPolicy === 'allow') banner.push('The catalog lets anonymous callers read and write everything (--catalog-default-policy allow).');
   } else {
@@ -166,6 +190,12 @@ export async function runServer(options: ParsedOptions): Promise<number> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    // Reloads, never stops (a terminal closing sends it too): certificates and keys are read again.
+    process.on('SIGHUP', () => {
+      logger.info({ signal: 'SIGHUP' }, 'reloading');
+      reloadServer(engine);
+      threads?.reload();
+    });
   });
   if (temporary) rmSync(temporary, { recursive: true, force: true });
   logger.info('stopped');
@@ -177,7 +207,9 @@ export async function runServer(options: ParsedOptions): Promise<number> {
  * an option needs (a file that must load, a value that must parse) belongs here, not after the start.
  */
 function serverSettings(options: ParsedOptions) {
-  const dev = options.dev === true;
+  // --dev-tls implies --dev, as `vault server -dev-tls` does.
+  const devTls = options['dev-tls'] === true;
+  const dev = options.dev === true || devTls;
   if (options['dev-root-token'] !== undefined && !dev) throw new UsageError('--dev-root-token needs --dev');
   const addresses = {
     registry: (options['registry-addr'] as string | undefined) ?? DEFAULT_ADDRESSES.registry,
@@ -202,7 +234,19 @@ function serverSettings(options: ParsedOptions) {
   const log = logOptions(options, dev);
   const advertise = advertiseAddress(options, addresses.catalog);
   const dns = dnsOptions(options);
-  return { dev, addresses, kind, catalogDefaultPolicy, workers, log, advertise, dns } as const;
+  // The TLS flags' files, loaded now so that --check finds their problems (--dev-tls makes its own at start).
+  const flagTls = devTls ? undefined : tlsOfFlags(options, addresses);
+  return { dev, devTls, addresses, kind, catalogDefaultPolicy, workers, log, advertise, dns, flagTls } as const;
+}
+
+/** Each listener's TLS (certificate, key, versions, client CA) from the flags, checked; a UsageError names the flag and the file. */
+function tlsOfFlags(options: ParsedOptions, addresses: Record<ApiName, string>) {
+  const { loadTls, TlsFileError } = require('../../engine/http/tls') as typeof import('../../engine/http/tls');
+  try {
+    return Object.fromEntries(Object.entries(tlsFilesOf(options, addresses)).map(([name, files]) => [name, loadTls(files)]));
+  } catch (err) {
+    throw err instanceof TlsFileError ? new UsageError(err.message) : err;
+  }
 }
 
 /** The DNS flags, checked: where to listen (none with `off`) and how to answer. */
@@ -250,6 +294,31 @@ async function startDns(
     if (dns.explicit || code !== 'EADDRINUSE') throw new Error(`--dns-addr ${dns.address!.host}:${dns.address!.port}: ${(err as Error).message}`);
     return { warning: `DNS is off: ${DEFAULT_DNS_ADDRESS} is in use (another server?); give --dns-addr HOST:PORT, or --dns-addr off` };
   }
+}
+
+/**
+ * What SIGHUP reloads in one thread's engine (each worker thread runs it on the main thread's word):
+ * the TLS listeners' certificates and keys. Another part that SIGHUP must reload adds its call here.
+ */
+function reloadServer(engine: import('../../engine/engine').Engine): void {
+  const { reloadListenersTls } = require('../../engine/http/server') as typeof import('../../engine/http/server');
+  reloadListenersTls(engine);
+}
+
+/** The dev banner's `export` lines for the public services' tools (vault, consul, vagrant) and their clients. */
+export function devExports(urls: Record<'registry' | 'secrets' | 'catalog', string>, rootToken: string, caFile?: string): string[] {
+  const quote = (value: string) => `'${value.replace(/'/g, "'\\''")}'`;
+  const vars: Array<[string, string]> = [
+    ['VAULT_ADDR', urls.secrets],
+    ['VAULT_TOKEN', rootToken],
+    ['CONSUL_HTTP_ADDR', urls.catalog],
+    ['CONSUL_HTTP_TOKEN', rootToken],
+    ['VAGRANT_SERVER_URL', urls.registry],
+  ];
+  // The Vagrant CLI reads its trust from SSL_CERT_FILE (its Ruby API calls) and CURL_CA_BUNDLE (the curl it runs for
+  // box uploads and downloads); both replace the system's CAs for such programs in that shell.
+  if (caFile) vars.push(['VAULT_CACERT', caFile], ['CONSUL_CACERT', caFile], ['SSL_CERT_FILE', caFile], ['CURL_CA_BUNDLE', caFile]);
+  return vars.map(([name, value]) => `export ${name}=${quote(value)}`);
 }
 
 /** "http://HOST:PORT" as listen() reports it, back to the HOST:PORT it listens on. */

@@ -1,6 +1,18 @@
 import { DEFAULT_ADDRESSES, parseHostPort } from '../../engine/http/server';
-import { CommandSpec, ParsedOptions } from '../options';
+import { CommandSpec, OptionSpec, ParsedOptions } from '../options';
+import { TLS_OPTIONS } from './server-tls';
 import { UsageError } from '../usage';
+
+/**
+ * The server's certificate flags (and their variables, which a container sets for both commands):
+ * a listener with one is checked over https.
+ */
+const STATUS_TLS_OPTIONS: Record<string, OptionSpec> = Object.fromEntries(
+  ['tls', 'registry-tls', 'secrets-tls', 'catalog-tls'].map((prefix) => [
+    `${prefix}-cert-file`,
+    { ...TLS_OPTIONS[`${prefix}-cert-file`], help: `${TLS_OPTIONS[`${prefix}-cert-file`].help}: check over https (the certificate is not verified)` },
+  ]),
+);
 
 export const statusCommand: CommandSpec = {
   name: 'status',
@@ -10,6 +22,7 @@ export const statusCommand: CommandSpec = {
     'registry-addr': { type: 'string', env: 'HANGAR_REGISTRY_ADDR', placeholder: 'HOST:PORT', help: `Registry listener (default ${DEFAULT_ADDRESSES.registry})` },
     'secrets-addr': { type: 'string', env: 'HANGAR_SECRETS_ADDR', placeholder: 'HOST:PORT', help: `Secrets listener (default ${DEFAULT_ADDRESSES.secrets})` },
     'catalog-addr': { type: 'string', env: 'HANGAR_CATALOG_ADDR', placeholder: 'HOST:PORT', help: `Catalog listener (default ${DEFAULT_ADDRESSES.catalog})` },
+    ...STATUS_TLS_OPTIONS,
     'timeout': { type: 'string', placeholder: 'SECONDS', help: 'Time allowed for each check (default 5)' },
     'json': { type: 'boolean', help: 'Print the result as JSON' },
   },
@@ -44,7 +57,8 @@ export async function runStatus(options: ParsedOptions): Promise<number> {
     } catch (err) {
       throw new UsageError(`--${name}-addr: ${(err as Error).message}`);
     }
-    return { name, url: `http://${connectHost(hostPort.host)}:${hostPort.port}`, path };
+    const scheme = options[`${name}-tls-cert-file`] !== undefined || options['tls-cert-file'] !== undefined ? 'https' : 'http';
+    return { name, url: `${scheme}://${connectHost(hostPort.host)}:${hostPort.port}`, path };
   });
 
   const checks = await Promise.all(
@@ -83,7 +97,11 @@ export async function runStatus(options: ParsedOptions): Promise<number> {
  * check runs this command every few seconds, and loading undici cost more CPU than the checks.
  */
 function probe(url: string, seconds: number): Promise<number> {
-  const { get } = require('node:http') as typeof import('node:http');
+  // A probe sends no token: it need not trust the certificate it is served (the listener may be
+  // reached on loopback, a name its certificate does not have).
+  const get = url.startsWith('https:')
+    ? (u: string, cb: Parameters<typeof import('node:https').get>[2]) => (require('node:https') as typeof import('node:https')).get(u, { rejectUnauthorized: false }, cb)
+    : (require('node:http') as typeof import('node:http')).get;
   return new Promise((resolve, reject) => {
     const req = get(url, (res) => {
       res.resume();

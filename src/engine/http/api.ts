@@ -9,6 +9,7 @@ import { HangarError, ValidationError } from './errors';
 import { encodeJsonAnswer, isJsonAnswer, isUnlabelledJson, JSON_TYPE, readJsonStream, registerJsonParser } from './json-body';
 import { lazyChildLogger, RequestObserver } from './observe';
 import { AfterCommit, NO_TRANSACTION, Reply, RequestContext, Route } from './routes';
+import { serverOptions } from './tls';
 import { redactUrl } from './tokens';
 import { assertWellFormed } from './unicode';
 
@@ -51,7 +52,10 @@ function flat(text: string): string {
 /** Builds the Fastify app of one API; `listen` is the caller's business (or `inject`, in-process). */
 export function buildApi<Actor, Permission>(engine: Engine, api: ApiDefinition<Actor, Permission>): FastifyInstance {
   const logger = engine.logger.child({ api: api.name }) as FastifyBaseLogger;
+  const tls = engine.tls[api.name];
   const app = Fastify({
+    // A listener with TLS is an https server (HTTP/1.1); its context is replaced on SIGHUP (tls.ts).
+    ...(tls ? { https: serverOptions(tls) } : {}),
     loggerInstance: logger,
     genReqId: () => flat(randomUUID()),
     // One line per request instead of Fastify's two, at debug, and the request metrics.

@@ -1,6 +1,8 @@
+import type { Server as HttpsServer } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import type { Engine } from '../engine';
 import type { ApiName } from './api';
+import { prepareTlsServer, reloadTls } from './tls';
 
 export type ListenAddresses = Readonly<Record<ApiName, string>>;
 
@@ -36,14 +38,36 @@ export async function listen(engine: Engine, addresses: ListenAddresses, shared?
     const { host, port } = parseHostPort(addresses[name]);
     if (shared === 'first' && port !== 0) await ensureFree(host, port);
     const app = engine.app(name);
+    const tls = engine.tls[name];
+    if (tls) prepareTlsServer(app.server as unknown as HttpsServer, tls);
     // A deep accept queue (Linux caps it at net.core.somaxconn): thousands of clients reconnecting
     // at once after a restart are queued, not dropped into SYN retries (Node's default is 511).
     await app.listen({ host, port, backlog: LISTEN_BACKLOG, ...(shared ? { reusePort: true } : {}) });
     const address = app.server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    urls[name] = `http://${shownHost}:${address.port}`;
+    urls[name] = `${tls ? 'https' : 'http'}://${shownHost}:${address.port}`;
   }
   return urls;
+}
+
+/**
+ * SIGHUP's TLS part: each TLS listener reads its certificate, key and client CA files again. New
+ * connections get the new ones, open connections are left alone; a listener whose files do not
+ * serve (unreadable, mismatched, expired) keeps its current ones and the error names the file.
+ * Resolves to whether every listener took its new files.
+ */
+export function reloadListenersTls(engine: Engine): boolean {
+  let ok = true;
+  for (const [name, tls] of Object.entries(engine.tls)) {
+    try {
+      reloadTls(engine.app(name as ApiName).server as unknown as HttpsServer, tls.files);
+      engine.logger.info({ listener: name, cert: tls.files.cert.path }, 'TLS certificate reloaded');
+    } catch (err) {
+      ok = false;
+      engine.logger.error({ listener: name, problem: (err as Error).message }, `TLS reload failed, the ${name} listener keeps its certificate`);
+    }
+  }
+  return ok;
 }
 
 /** Throws EADDRINUSE (or whatever else listening on host:port meets) unless it is free. */

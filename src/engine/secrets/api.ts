@@ -4,6 +4,7 @@ import { ApiDefinition } from '../http/api';
 import { badRequest, HangarError, ValidationError } from '../http/errors';
 import { decodeJson, JSON_TYPE } from '../http/json-body';
 import { Reply, route } from '../http/routes';
+import { peerCertificate } from '../http/tls';
 import { extractToken, SECRETS_TOKEN_SOURCES } from '../http/tokens';
 import { dispatch } from './core/request';
 import { acceptListVerb } from './list-verb';
@@ -67,6 +68,7 @@ export const secretsApi: ApiDefinition<undefined, 'any'> = {
           baseUrl: ctx.baseUrl,
           token: extractToken(req, SECRETS_TOKEN_SOURCES),
           localAdmin: req.headers[LOCAL_ADMIN_HEADER] === ctx.engine.localAdminSecret,
+          clientCertificate: () => peerCertificate(req),
         });
         const headers = { ...res.headers, ...(res.contentType ? { 'content-type': res.contentType } : {}) };
         return new Reply(res.status, res.status === 204 || req.method === 'HEAD' ? undefined : res.body, headers);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type X509Certificate } from 'node:crypto';
 import type { z } from 'zod';
 import type { SecretsCore } from './core';
 import { secondsLeft } from './durations';
@@ -23,6 +23,8 @@ export interface IncomingRequest {
   readonly token?: string;
   /** The in-process transport of this process (the local administrator). */
   readonly localAdmin: boolean;
+  /** The client certificate the listener verified (mTLS), if any. */
+  readonly clientCertificate?: () => X509Certificate | undefined;
 }
 
 export interface OutgoingResponse {
@@ -445,6 +447,7 @@ function requestFor(
     requestId: req.id,
     baseUrl: req.baseUrl,
     headers: req.headers,
+    clientCertificate: req.clientCertificate,
     afterCommit,
   };
 }

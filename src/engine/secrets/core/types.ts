@@ -1,3 +1,4 @@
+import type { X509Certificate } from 'node:crypto';
 import type { z } from 'zod';
 import type { SecretsCore } from './core';
 import type { MountStore } from './store';
@@ -162,6 +163,8 @@ export interface SecretsRequest<B = Record<string, unknown>, Q = Record<string, 
   /** Scheme, host and port the client used. */
   readonly baseUrl: string;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The client certificate the listener verified against its client CA (mTLS), if any: what certificate login reads. */
+  readonly clientCertificate?: () => X509Certificate | undefined;
   /** Runs after the request's transaction committed (revocations through engines). */
   afterCommit(task: () => Promise<void>): void;
 }
