@@ -262,4 +262,19 @@ const packageCdktn = project.addTask('package:cdktn', { description: 'Builds han
 packageCdktn.exec('projen build');
 project.tasks.tryFind('package:js')?.spawn(packageCdktn);
 
+// The single-file `hangar` for linux-x64 (scripts/build-executable: a Node.js single executable application
+// with the bundled CLI, built by post-compile), then the checksums of every artifact in dist/.
+// `npx projen package` (and so the release) builds both after the packages.
+const packageExecutable = project.addTask('package:executable', {
+  description: 'Builds the single-file hangar for linux-x64 into dist/hangar-linux-x64 (with its .sha256)',
+  exec: 'bash scripts/build-executable --out dist',
+});
+const checksums = project.addTask('package:checksums', {
+  description: 'Writes dist/SHA256SUMS: the SHA-256 of every package and executable in dist/',
+  exec: "cd dist && find js python hangar-linux-x64 -type f ! -name '*.sha256' 2>/dev/null | sort | xargs sha256sum > SHA256SUMS",
+});
+const packageAll = project.tasks.tryFind('package-all');
+packageAll?.spawn(packageExecutable);
+packageAll?.spawn(checksums);
+
 project.synth();

@@ -29,12 +29,26 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** How a `hangar` is run: its program, the arguments before the command, the environment it starts from. */
+export interface HangarProgram {
+  readonly command: string;
+  readonly prefix: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The bundled CLI on this Node.js, in this process's environment. */
+export const BUNDLED_CLI: HangarProgram = { command: process.execPath, prefix: [CLI], env: { ...process.env, NODE_OPTIONS: '' } };
+
 /** Starts `hangar server ARGS` on ephemeral ports and waits until it says it is ready. */
-export async function startServerProcess(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<RunningServer> {
+export async function startServerProcess(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  program: HangarProgram = BUNDLED_CLI,
+): Promise<RunningServer> {
   const child = spawn(
-    process.execPath,
-    [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', ...args],
-    { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
+    program.command,
+    [...program.prefix, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', ...args],
+    { env: { ...program.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
   child.stderr!.setEncoding('utf8');
