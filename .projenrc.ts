@@ -135,7 +135,8 @@ const project = new cdktf.ConstructLibraryCdktf({
   },
   gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '__pycache__/', '*.tsbuildinfo', '/.cache/', '*.tfstate', '*.tfstate.*', '.terraform/', '.terraform.lock.hcl'],
   // assets/ui/ (the web UI's browser files) travels inside assets/hangar.cjs already.
-  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/', '/cdktn/', '/assets/ui/'] },
+  // .cache/ holds build and test tools (node headers, local registries, executables): never published.
+  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/', '/cdktn/', '/assets/ui/', '/.cache/', '/Dockerfile', '/.dockerignore'] },
 });
 
 // The engine, CLI, clients, reconcilers and web UI are bundled (assets/hangar.cjs, assets/ui); their libraries are
