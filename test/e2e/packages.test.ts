@@ -138,6 +138,8 @@ describe('published packages', () => {
       run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--registry', npm.url, `hangar-cdktf@${version}`,
         `cdktf@${DEV_VERSIONS.cdktf}`, `constructs@${DEV_VERSIONS.constructs}`, `@cdktf/provider-null@${DEV_VERSIONS['@cdktf/provider-null']}`,
         `ts-node@${DEV_VERSIONS['ts-node']}`, `typescript@${DEV_VERSIONS.typescript}`, '@types/node@^22'], {}, app);
+      // ts-node compiles to CommonJS (without a tsconfig.json, Node.js 24 would strip the types itself and load the app as ESM)
+      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node', strict: true, skipLibCheck: true } }));
       writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'install-ts', sendCrashReports: 'false' }));
       writeFileSync(join(app, 'main.ts'), [
         "import { App, TerraformStack } from 'cdktf';",
