@@ -39,5 +39,9 @@ export function builtPackages(): string {
     // another test file built the same packages meanwhile
     rmSync(temp, { recursive: true, force: true });
   }
+  // Builds of earlier sources go (a finished build only: others may be under way).
+  for (const old of readdirSync(join(dist, '..'))) {
+    if (/^[0-9a-f]{16}$/.test(old) && join(dist, '..', old) !== dist) rmSync(join(dist, '..', old), { recursive: true, force: true });
+  }
   return dist;
 }
