@@ -140,7 +140,8 @@ const project = new cdktf.ConstructLibraryCdktf({
   },
   gitignore: ['/assets/', '/.hangar/', 'cdktf.out/', '__pycache__/', '*.tsbuildinfo', '/.cache/', '*.tfstate', '*.tfstate.*', '.terraform/', '.terraform.lock.hcl'],
   // assets/ui/ (the web UI's browser files) travels inside assets/hangar.cjs already.
-  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/', '/cdktn/', '/assets/ui/'] },
+  // .cache/ holds build and test tools (node headers, local registries, executables): never published.
+  npmIgnoreOptions: { ignorePatterns: ['/bench/', '/examples/', '/scripts/', '/docs/', '/.ci/', '/cdktn/', '/assets/ui/', '/.cache/', '/Dockerfile', '/.dockerignore'] },
 });
 
 // The engine, CLI, clients, reconcilers and web UI are bundled (assets/hangar.cjs, assets/ui); their libraries are
@@ -266,5 +267,20 @@ cdktn.packageTask.reset('node ../scripts/cdktn-sources.mjs pack');
 const packageCdktn = project.addTask('package:cdktn', { description: 'Builds hangar-cdktn (CDK Terrain) from the same sources and packs it into dist/js', cwd: 'cdktn' });
 packageCdktn.exec('projen build');
 project.tasks.tryFind('package:js')?.spawn(packageCdktn);
+
+// The single-file `hangar` for linux-x64 (scripts/build-executable: a Node.js single executable application
+// with the bundled CLI, built by post-compile), then the checksums of every artifact in dist/.
+// `npx projen package` (and so the release) builds both after the packages.
+const packageExecutable = project.addTask('package:executable', {
+  description: 'Builds the single-file hangar for linux-x64 into dist/hangar-linux-x64 (with its .sha256)',
+  exec: 'bash scripts/build-executable --out dist',
+});
+const checksums = project.addTask('package:checksums', {
+  description: 'Writes dist/SHA256SUMS: the SHA-256 of every package and executable in dist/',
+  exec: "cd dist && find js python hangar-linux-x64 -type f ! -name '*.sha256' 2>/dev/null | sort | xargs sha256sum > SHA256SUMS",
+});
+const packageAll = project.tasks.tryFind('package-all');
+packageAll?.spawn(packageExecutable);
+packageAll?.spawn(checksums);
 
 project.synth();

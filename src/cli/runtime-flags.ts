@@ -62,6 +62,34 @@ export function missingServerEnv(argv: readonly string[], env: NodeJS.ProcessEnv
   return { ...env, GLIBC_TUNABLES: tunables ? `${tunables}:${MALLOC_TUNABLE}` : MALLOC_TUNABLE };
 }
 
+/** What replaces this process: the program, its argv (argv[0] included) and its environment. */
+export interface Reexec {
+  readonly file: string;
+  readonly args: string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/**
+ * How to run this command again with `flags` and `env`. A Node.js single executable application (the
+ * one-file `hangar` of scripts/build-executable) takes every argument as the CLI's own and has no
+ * script argument (its argv[1] repeats argv[0]); it starts with the server's flags already (its
+ * `execArgv`, set when it is built, since NODE_OPTIONS refuses --heap-growing-percent), so only the
+ * environment changes there.
+ */
+export function reexecCommand(flags: readonly string[], env: NodeJS.ProcessEnv, single: boolean, proc: Pick<NodeJS.Process, 'execPath' | 'execArgv' | 'argv'> = process): Reexec {
+  const args = single ? [proc.execPath, ...proc.argv.slice(2)] : [proc.execPath, ...flags, ...proc.execArgv, ...proc.argv.slice(1)];
+  return { file: proc.execPath, args, env };
+}
+
+/** Whether this process is a single executable application (node:sea exists from Node.js 20 on). */
+export function isSingleExecutable(): boolean {
+  try {
+    return (require('node:sea') as { isSea(): boolean }).isSea();
+  } catch {
+    return false;
+  }
+}
+
 /** Called by node-check, before the CLI loads: replaces this process with one that has what is missing. */
 export function execWithNodeFlags(): void {
   const argv = process.argv.slice(2);
@@ -71,8 +99,9 @@ export function execWithNodeFlags(): void {
   if ((flags.length === 0 && !env) || typeof process.execve !== 'function') return;
   // A worker thread of the server (`--workers`) runs in the process its main thread set up.
   if (!(require('node:worker_threads') as typeof import('node:worker_threads')).isMainThread) return;
+  const next = reexecCommand(flags, env ?? process.env, isSingleExecutable());
   try {
-    process.execve(process.execPath, [process.execPath, ...flags, ...process.execArgv, ...process.argv.slice(1)], env ?? process.env);
+    process.execve(next.file, next.args, next.env);
   } catch {
     // The flags only tune memory: a process that cannot be replaced runs as it is.
   }

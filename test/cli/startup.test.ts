@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { packedRange } from '../../src/cli/packed';
-import { missingNodeFlags, missingServerEnv, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
+import { missingNodeFlags, missingServerEnv, reexecCommand, SERVER_NODE_FLAGS } from '../../src/cli/runtime-flags';
 import { VERSION } from '../../src/engine/version';
 import { CLI, hangar, startServerProcess } from '../helpers/cli';
 import { commandLine, environment, HAS_PROC, servingPid } from '../helpers/processes';
@@ -70,6 +70,17 @@ describe('hangar server runs with its V8 flags', () => {
     expect(missingNodeFlags(['server'], ['--max_semi_space_size=32', '--heap-growing-percent=20'])).toEqual([]);
     expect(missingNodeFlags(['server'], ['--enable-source-maps'], '--inspect --max-semi-space-size=16 --heap_growing_percent=80')).toEqual([]);
     expect(missingNodeFlags(['server'], ['--max-semi-space-size=16'])).toEqual(['--heap-growing-percent=100']);
+  });
+
+  test('a single executable, whose arguments are all the CLI\'s, runs again with the same ones', () => {
+    const proc = { execPath: '/usr/bin/hangar', execArgv: [...SERVER_NODE_FLAGS], argv: ['/usr/bin/hangar', '/usr/bin/hangar', 'server', '--dev'] };
+    expect(reexecCommand([], { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }, true, proc)).toEqual({
+      file: '/usr/bin/hangar',
+      args: ['/usr/bin/hangar', 'server', '--dev'],
+      env: { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' },
+    });
+    const node = { execPath: '/usr/bin/node', execArgv: ['--enable-source-maps'], argv: ['/usr/bin/node', '/opt/hangar.cjs', 'server'] };
+    expect(reexecCommand(['--max-semi-space-size=8'], {}, false, node).args).toEqual(['/usr/bin/node', '--max-semi-space-size=8', '--enable-source-maps', '/opt/hangar.cjs', 'server']);
   });
 
   test('and with an arena limit for malloc, unless the operator set one', () => {

@@ -19,11 +19,16 @@ if (!docker) process.stderr.write('docker.test.ts skipped: no Docker daemon (`do
   });
 
   test('builds, starts healthy on PostgreSQL, runs as non-root, and answers', async () => {
+    // The image is the repository's Dockerfile: the single-file hangar (cached by its inputs' hash).
+    await run('bash', [join(ROOT, 'scripts', 'build-executable')], { cwd: ROOT, timeout: 600_000 });
     await run('docker', [...COMPOSE, 'up', '-d', '--build', '--wait', '--wait-timeout', '120'], { cwd: ROOT, timeout: 600_000 });
-    const status = await run('docker', [...COMPOSE, 'exec', '-T', 'hangar', 'node', '/opt/hangar/hangar.cjs', 'status', '--json']);
+    const status = await run('docker', [...COMPOSE, 'exec', '-T', 'hangar', 'hangar', 'status', '--json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ healthy: true, storage: 'ok' });
     const user = await run('docker', [...COMPOSE, 'exec', '-T', 'hangar', 'id', '-u']);
     expect(user.stdout.trim()).not.toBe('0');
+    // No Node.js in the image: the executable is the whole runtime.
+    const node = await run('docker', [...COMPOSE, 'exec', '-T', 'hangar', 'sh', '-c', 'command -v node || echo none']);
+    expect(node.stdout.trim()).toBe('none');
     const { stdout: id } = await run('docker', [...COMPOSE, 'ps', '-q', 'hangar']);
     const health = await run('docker', ['inspect', '--format', '{{.State.Health.Status}}', id.trim()]);
     expect(health.stdout.trim()).toBe('healthy');

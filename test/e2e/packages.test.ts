@@ -1,13 +1,38 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runCdkCli } from '../helpers/cdk-cli';
+import { hangar } from '../helpers/cli';
+import { LocalNpmRegistry, LocalPackageIndex, localRegistriesAvailable } from '../helpers/local-registries';
 import { freshNpmApp } from '../helpers/npm-app';
+import { builtPackages } from '../helpers/packages';
 import { tempDir } from '../helpers/storage';
+import { terraformEnv } from '../helpers/terraform';
 
 const ROOT = join(__dirname, '..', '..');
 const bin = (name: string) => join(ROOT, 'node_modules', '.bin', name);
-const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
-  execFileSync(cmd, args, { cwd: ROOT, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '', ...env }, timeout: 10 * 60_000 });
+const run = (cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, cwd = ROOT) =>
+  execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '', ...env }, timeout: 10 * 60_000 });
+
+const CDKTF = join(ROOT, 'node_modules', 'cdktf-cli', 'bundle', 'bin', 'cdktf');
+const DEV_VERSIONS = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies as Record<string, string>;
+
+/** A data directory of the embedded engine with the owner the Box belongs to (alice's organization acme). */
+function dataWithOwner(): string {
+  const data = tempDir('hangar-install-data-');
+  expect(hangar(['registry', 'create-user', 'alice', '--password', 'password123', '--data', data]).code).toBe(0);
+  expect(hangar(['registry', 'create-org', 'acme', '--owner', 'alice', '--data', data]).code).toBe(0);
+  return data;
+}
+
+/** `cdktf deploy` of the app in `app`, then `hangar diff` finds the deployed box in sync. */
+function expectDeployed(app: string, tf: Record<string, string>, path: string): void {
+  const env = { HANGAR_DATA: dataWithOwner(), PATH: `${path}:${process.env.PATH}` };
+  expect(runCdkCli({ node: process.execPath, cli: CDKTF, cwd: app, tf }, ['deploy'], env)).toMatch(/Apply complete! Resources: \d+ added, 0 changed, 0 destroyed/);
+  const diff = hangar(['diff', join(app, 'cdktf.out')], env);
+  expect(diff.stdout).toMatch(/objects in sync/);
+  expect(diff.code).toBe(0);
+}
 
 function synthesized(outdir: string) {
   return JSON.parse(readFileSync(join(outdir, 'stacks', 'hangar-example', 'cdk.tf.json'), 'utf8'));
@@ -20,11 +45,10 @@ function synthesized(outdir: string) {
  */
 describe('published packages', () => {
   jest.setTimeout(15 * 60_000);
-  const dist = tempDir('hangar-dist-');
+  let dist: string;
 
   beforeAll(() => {
-    run(bin('jsii'), ['--silence-warnings=reserved-word']);
-    run(bin('jsii-pacmak'), ['--target', 'js', '--target', 'python', '--outdir', dist]);
+    dist = builtPackages();
   });
 
   test('the npm tarball installs into a fresh CDKTF app, which synthesizes custom resources with the bundled CLI', () => {
@@ -84,5 +108,67 @@ describe('published packages', () => {
     expect(existsSync(join(pyOut, 'stacks', 'hangar-example', cli))).toBe(true);
     const provider = py.resource.null_resource[Object.keys(py.resource.null_resource).find((k) => k.startsWith('WebV1Virtualbox_Config_'))!];
     expect(JSON.parse(Buffer.from(provider.triggers.payload, 'base64url').toString()).desired).toMatchObject({ file: boxFile });
+  });
+  /**
+   * As users install them: the npm tarball published to a real npm registry (verdaccio, proxying
+   * everything else) and the wheel to a real package index (pypiserver), both on loopback; a fresh
+   * TypeScript app and a fresh virtualenv install `hangar-cdktf` by name and `cdktf deploy` a Box.
+   */
+  const tf = terraformEnv();
+  const installable = localRegistriesAvailable('packages.test.ts (installs from local registries)') && tf !== undefined && existsSync(CDKTF);
+  (installable ? describe : describe.skip)('installed by name from local registries, then deployed', () => {
+    let npm: LocalNpmRegistry;
+    let pypi: LocalPackageIndex;
+    let version: string;
+
+    beforeAll(async () => {
+      [npm, pypi] = await Promise.all([LocalNpmRegistry.start(), LocalPackageIndex.start()]);
+      const tarball = readdirSync(join(dist, 'js')).find((f) => /^hangar-cdktf@.*\.tgz$/.test(f))!;
+      version = /@(.+)\.jsii\.tgz$/.exec(tarball)![1];
+      npm.publish(join(dist, 'js', tarball));
+      for (const file of readdirSync(join(dist, 'python'))) pypi.publish(join(dist, 'python', file));
+    });
+    afterAll(async () => {
+      await Promise.all([npm?.stop(), pypi?.stop()]);
+    });
+
+    test('TypeScript: npm install hangar-cdktf from the registry, cdktf deploy a Box', () => {
+      const app = tempDir('hangar-ts-app-');
+      writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, version: '0.0.0' }));
+      run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', '--registry', npm.url, `hangar-cdktf@${version}`,
+        `cdktf@${DEV_VERSIONS.cdktf}`, `constructs@${DEV_VERSIONS.constructs}`, `@cdktf/provider-null@${DEV_VERSIONS['@cdktf/provider-null']}`,
+        `ts-node@${DEV_VERSIONS['ts-node']}`, `typescript@${DEV_VERSIONS.typescript}`, '@types/node@^22'], {}, app);
+      // ts-node compiles to CommonJS (without a tsconfig.json, Node.js 24 would strip the types itself and load the app as ESM)
+      writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node', strict: true, skipLibCheck: true } }));
+      writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'typescript', app: 'npx ts-node main.ts', projectId: 'install-ts', sendCrashReports: 'false' }));
+      writeFileSync(join(app, 'main.ts'), [
+        "import { App, TerraformStack } from 'cdktf';",
+        "import { Box, Hangar } from 'hangar-cdktf';",
+        'const app = new App();',
+        "const stack = new TerraformStack(app, 'registry');",
+        "new Hangar(stack, 'Hangar', {});",
+        "new Box(stack, 'Web', { owner: 'acme', name: 'web', shortDescription: 'Nginx on Debian 12', private: false });",
+        'app.synth();',
+      ].join('\n'));
+      expectDeployed(app, tf!, join(app, 'node_modules', '.bin'));
+    });
+
+    test('Python: pip install hangar-cdktf from the index, cdktf deploy the same Box', () => {
+      const venv = tempDir('hangar-install-venv-');
+      run('python3', ['-m', 'venv', venv]);
+      run(join(venv, 'bin', 'pip'), ['install', '--quiet', '--extra-index-url', pypi.url, `hangar-cdktf==${version}`]);
+      const app = tempDir('hangar-py-app-');
+      writeFileSync(join(app, 'cdktf.json'), JSON.stringify({ language: 'python', app: 'python main.py', projectId: 'install-py', sendCrashReports: 'false' }));
+      writeFileSync(join(app, 'main.py'), [
+        'from cdktf import App, TerraformStack',
+        'from hangar_cdktf import Box, Hangar',
+        'app = App()',
+        'stack = TerraformStack(app, "registry")',
+        'Hangar(stack, "Hangar")',
+        'Box(stack, "Web", owner="acme", name="web", short_description="Nginx on Debian 12", private=False)',
+        'app.synth()',
+      ].join('\n'));
+      expectDeployed(app, tf!, join(venv, 'bin'));
+    });
   });
 });

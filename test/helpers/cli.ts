@@ -36,16 +36,27 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `hangar server ARGS` on ephemeral ports (DNS too) and waits until it says it is ready. */
+/** How a `hangar` is run: its program, the arguments before the command, the environment it starts from. */
+export interface HangarProgram {
+  readonly command: string;
+  readonly prefix: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** The bundled CLI on this Node.js, in this process's environment. */
+export const BUNDLED_CLI: HangarProgram = { command: process.execPath, prefix: [CLI], env: { ...process.env, NODE_OPTIONS: '' } };
+
+/** Starts `hangar server ARGS` on ephemeral ports (DNS too) and waits until it says it is ready; `stdout` keeps its standard output. */
 export async function startServerProcess(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
-  options: { stdout?: boolean } = {},
+  options: { stdout?: boolean; program?: HangarProgram } = {},
 ): Promise<RunningServer> {
+  const program = options.program ?? BUNDLED_CLI;
   const child = spawn(
-    process.execPath,
-    [CLI, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', '--dns-addr', '127.0.0.1:0', ...args],
-    { env: { ...process.env, NODE_OPTIONS: '', ...env }, stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'] },
+    program.command,
+    [...program.prefix, 'server', '--registry-addr', '127.0.0.1:0', '--secrets-addr', '127.0.0.1:0', '--catalog-addr', '127.0.0.1:0', '--dns-addr', '127.0.0.1:0', ...args],
+    { env: { ...program.env, ...env }, stdio: ['ignore', options.stdout ? 'pipe' : 'ignore', 'pipe'] },
   );
   let stdout = '';
   child.stdout?.setEncoding('utf8');

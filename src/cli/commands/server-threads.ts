@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { Logger } from '../../engine/logger';
 import { ThreadLock } from '../../engine/storage/sqlite/thread-lock';
+import { isSingleExecutable } from '../runtime-flags';
 import { UsageError } from '../usage';
 
 /**
@@ -73,14 +74,25 @@ export function serveInThread(reload: () => void): Promise<void> {
 export interface ThreadScript {
   readonly path: string;
   readonly argv: readonly string[];
+  /** The script's source, run instead of the file at `path` (the single executable's CLI has no file). */
+  readonly source?: string;
 }
 
-const THIS_CLI = (): ThreadScript => ({ path: resolve(process.argv[1]), argv: process.argv.slice(2) });
+/**
+ * This CLI. In the single-file `hangar` (scripts/build-executable) the script is inside the executable,
+ * which also carries it as an asset for the worker threads to run.
+ */
+function thisCli(): ThreadScript {
+  const argv = process.argv.slice(2);
+  if (!isSingleExecutable()) return { path: resolve(process.argv[1]), argv };
+  const sea = require('node:sea') as { getAsset(key: string, encoding: string): string };
+  return { path: process.execPath, argv, source: sea.getAsset('hangar-cli.cjs', 'utf8') };
+}
 
 /** The worker threads of a server, started by its main thread once it listens. */
 export class ServerThreads {
   /** Starts threads 1..count-1 and resolves when all listen; rejects (and stops those started) if one fails to. */
-  static async start(data: Omit<ThreadData, 'index'>, logger: Logger, script: ThreadScript = THIS_CLI()): Promise<ServerThreads> {
+  static async start(data: Omit<ThreadData, 'index'>, logger: Logger, script: ThreadScript = thisCli()): Promise<ServerThreads> {
     const threads = new ServerThreads(data, logger, script);
     try {
       await Promise.all(Array.from({ length: data.count - 1 }, (_, i) => threads.spawn(i + 1)));
@@ -122,7 +134,8 @@ export class ServerThreads {
   }
 
   private spawn(index: number): Promise<void> {
-    const worker = new Worker(this.script.path, {
+    const worker = new Worker(this.script.source ?? this.script.path, {
+      eval: this.script.source !== undefined,
       argv: [...this.script.argv],
       workerData: { hangarServerThread: { ...this.data, index } satisfies ThreadData },
     });
