@@ -4,8 +4,8 @@ import { serverCommand } from '../../src/cli/commands/server';
 import { readConfigFile } from '../../src/cli/config-file';
 import { parseCommand } from '../../src/cli/options';
 import { hangar } from '../helpers/cli';
-import { TestCa } from '../helpers/tls';
 import { tempDir } from '../helpers/storage';
+import { TestCa } from '../helpers/tls';
 
 const EXAMPLE = join(__dirname, '..', '..', 'docs', 'hangar.hcl.example');
 
