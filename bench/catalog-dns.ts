@@ -93,7 +93,10 @@ async function removalAfterStop(url: string, host: string, port: number, interva
     method: 'PUT',
     headers: { 'x-consul-token': TOKEN },
     body: JSON.stringify({
-      ID: name, Name: name, Port: backendPort, Address: '127.0.0.1',
+      ID: name,
+      Name: name,
+      Port: backendPort,
+      Address: '127.0.0.1',
       Check: { CheckID: `${name}-http`, HTTP: `http://127.0.0.1:${backendPort}/health`, Interval: interval, Timeout: timeout },
     }),
   });
