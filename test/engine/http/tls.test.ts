@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { request, RequestOptions } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:tls';
 import Fastify from 'fastify';
+import { makeDevTls } from '../../../src/engine/http/dev-tls';
 import { loadTls, peerCertificate, prepareTlsServer, serverOptions } from '../../../src/engine/http/tls';
 import { tempDir } from '../../helpers/storage';
 import { TestCa } from '../../helpers/tls';
@@ -69,5 +70,26 @@ describe('a TLS listener', () => {
   test('without client verification, no client certificate is asked for', () => {
     const plain = loadTls({ cert: { path: server.cert, flag: 'f' }, key: { path: server.key, flag: 'f' }, minVersion: 'tls13', clientAuth: 'none' });
     expect(serverOptions(plain)).toMatchObject({ requestCert: false, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+  });
+});
+
+describe('--dev-tls files', () => {
+  test('a data directory keeps its dev CA between starts while it is good for another day, and gets a new one after', async () => {
+    const dir = tempDir('hangar-dev-tls-');
+    const first = await makeDevTls(dir);
+    const ca = readFileSync(first.ca, 'utf8');
+    // The files load as a listener's (the key is the certificate's, the chain ends with the CA).
+    expect(() => loadTls({ cert: { path: first.cert, flag: '--dev-tls' }, key: { path: first.key, flag: '--dev-tls' }, minVersion: 'tls12', clientAuth: 'none' })).not.toThrow();
+    await makeDevTls(dir);
+    expect(readFileSync(first.ca, 'utf8')).toBe(ca);
+    // A day before the certificate ends (it lasts a year): new files.
+    await makeDevTls(dir, new Date(Date.now() + 365 * 86_400_000 - 3_600_000));
+    expect(readFileSync(first.ca, 'utf8')).not.toBe(ca);
+    // A damaged key: new files too.
+    writeFileSync(first.key, 'not a key');
+    const before = readFileSync(first.ca, 'utf8');
+    await makeDevTls(dir);
+    expect(readFileSync(first.ca, 'utf8')).not.toBe(before);
+    expect(readFileSync(first.key, 'utf8')).toMatch(/PRIVATE KEY/);
   });
 });
