@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CLI } from '../helpers/cli';
 import { LocalNpmRegistry, LocalPackageIndex, localRegistriesAvailable } from '../helpers/local-registries';
@@ -8,6 +7,7 @@ import { builtPackages } from '../helpers/packages';
 import { publicServiceBinary } from '../helpers/public-tools';
 import { tempDir } from '../helpers/storage';
 import { terraformEnv } from '../helpers/terraform';
+import { freePort } from '../setup/postgres';
 
 const ROOT = join(__dirname, '..', '..');
 const DOCS = ['README.md', join('docs', 'getting-started.md')];
@@ -29,13 +29,6 @@ export function runnableBlocks(markdown: string): string[] {
   return blocks;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as { port: number };
-  await new Promise((closed) => server.close(closed));
-  return port;
-}
 
 const tf = terraformEnv();
 const VAULT = publicServiceBinary('vault');

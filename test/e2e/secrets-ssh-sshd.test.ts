@@ -1,7 +1,6 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +8,7 @@ import { ManualClock } from '../../src/engine/clock';
 import { startSecrets, SecretsTestServer } from '../engine/secrets/helpers';
 import { clientKey, mountSsh } from '../engine/secrets/ssh-helpers';
 import { tempDir } from '../helpers/storage';
+import { freePort } from '../setup/postgres';
 
 const run = promisify(execFile);
 const SSHD = '/usr/sbin/sshd';
@@ -25,16 +25,6 @@ const canRun = existsSync(SSHD) && process.getuid?.() === 0;
 if (!canRun && process.env.CI) throw new Error(`${SSHD} and root are needed for the sshd tests: run scripts/setup as root`);
 const maybe = canRun ? describe : describe.skip;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 interface Sshd {
   readonly port: number;

@@ -1,9 +1,9 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { basename, join } from 'node:path';
 import { tempDir } from './storage';
 import { until } from './until';
+import { freePort } from '../setup/postgres';
 
 const ROOT = join(__dirname, '..', '..');
 /** Where scripts/setup installs the two registry servers (pinned in test/e2e/registries). */
@@ -19,13 +19,6 @@ export function localRegistriesAvailable(test: string): boolean {
   return false;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
-  const { port } = server.address() as { port: number };
-  await new Promise((closed) => server.close(closed));
-  return port;
-}
 
 async function answers(url: string): Promise<boolean> {
   return fetch(url).then((res) => res.ok, () => false);

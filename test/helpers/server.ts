@@ -53,23 +53,7 @@ export async function startTestServer(
     engine,
     urls,
     dataDir: storage.dataDir,
-    async call(api, method, path, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      let body: string | Buffer | undefined = opts.raw;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await request(`${urls[api]}${path}`, { method: method as 'GET', headers, body });
-      const text = await res.body.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // not JSON
-      }
-      return { status: res.statusCode, headers: res.headers, body: parsed, text };
-    },
+    call: httpCaller(urls),
     async close() {
       await engine.close();
       if (!sharedStorage) await storage.cleanup();
@@ -89,4 +73,25 @@ export async function userWithToken(server: TestServer, username: string, passwo
   });
   if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
   return login.body.token;
+}
+
+/** The `call` of a test server whose listeners are at `urls`: a request, its body parsed as JSON when it is JSON. */
+export function httpCaller(urls: TestServer['urls']): TestServer['call'] {
+  return async (api, method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    let body: string | Buffer | undefined = opts.raw;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await request(`${urls[api]}${path}`, { method: method as 'GET', headers, body });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  };
 }

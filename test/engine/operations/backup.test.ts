@@ -11,7 +11,7 @@ import { Engine } from '../../../src/engine/engine';
 import { listen } from '../../../src/engine/http/server';
 import { collectGarbage } from '../../../src/engine/registry/uploads';
 import { masterKeyFingerprint } from '../../../src/engine/secrets/core/barrier';
-import { CallResult, ROOT_TOKEN, startTestServer, TestServer, userWithToken } from '../../helpers/server';
+import { CallResult, httpCaller, ROOT_TOKEN, startTestServer, TestServer, userWithToken } from '../../helpers/server';
 import { freshStorage, FreshStorage, STORAGE_KINDS, tempDir } from '../../helpers/storage';
 import { blobFiles, putFile, registry } from '../registry/registry-helpers';
 
@@ -108,23 +108,7 @@ function startTestServerLike(engine: Engine, urls: TestServer['urls'], dataDir: 
     engine,
     urls,
     dataDir,
-    async call(api, method, path, opts = {}) {
-      const headers: Record<string, string> = { ...opts.headers };
-      let body: string | Buffer | undefined = opts.raw;
-      if (opts.body !== undefined) {
-        body = JSON.stringify(opts.body);
-        headers['content-type'] ??= 'application/json';
-      }
-      const res = await request(`${urls[api]}${path}`, { method: method as 'GET', headers, body });
-      const text = await res.body.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        // not JSON
-      }
-      return { status: res.statusCode, headers: res.headers, body: parsed, text };
-    },
+    call: httpCaller(urls),
     close: () => engine.close(),
   };
 }

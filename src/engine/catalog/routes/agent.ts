@@ -121,8 +121,8 @@ export const agentRoutes = [
     transaction: 'read',
     handler: async (_input, ctx) => {
       requirePermission(ctx, 'agent', 'write', agentNode(ctx.engine));
-      // A server's configuration comes from its flags and environment when it starts (no configuration
-      // files to read again): reloading succeeds and changes nothing, as on an agent whose files did not change.
+      // A server reads its flags, environment and -config file once, when it starts; what changes while it
+      // runs (TLS certificates) SIGHUP reloads. Reloading here succeeds and changes nothing.
       return new Reply(200);
     },
   }),
