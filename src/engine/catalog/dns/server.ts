@@ -19,18 +19,7 @@ import type { Logger } from '../../logger';
 export class DnsServer {
   /** Listens on host:port (UDP first, then TCP on the port UDP got, so that port 0 gives one port for both). */
   static async start(engine: Engine, config: DnsConfig, address: { host: string; port: number }, logger: Logger): Promise<DnsServer> {
-    const udp = createSocket({ type: isIP(address.host) === 6 ? 'udp6' : 'udp4' });
-    udp.bind(address.port, address.host);
-    await Promise.race([once(udp, 'listening'), once(udp, 'error').then(([err]) => Promise.reject(err as Error))]);
-    const port = udp.address().port;
-    const tcp = createServer();
-    try {
-      tcp.listen(port, address.host);
-      await Promise.race([once(tcp, 'listening'), once(tcp, 'error').then(([err]) => Promise.reject(err as Error))]);
-    } catch (err) {
-      udp.close();
-      throw err;
-    }
+    const { udp, tcp, port } = await bindBoth(address);
     const server = new DnsServer(udp, tcp, address.host, port);
     const handler = new DnsHandler(engine, config, logger);
     udp.on('message', (msg, rinfo) => {
@@ -202,4 +191,30 @@ export function tcpExchange(host: string, port: number, message: Buffer, timeout
     message.copy(framed, 2);
     socket.write(framed);
   }).finally(() => socket.destroy());
+}
+
+/** How often a port the system picked (port 0) for UDP is tried again when TCP finds it taken. */
+const PICKED_PORT_TRIES = 10;
+
+/**
+ * The UDP socket and the TCP server on one port. With port 0 the system picks UDP's, which another
+ * process may hold for TCP: then both are tried again on another picked port.
+ */
+async function bindBoth(address: { host: string; port: number }): Promise<{ udp: UdpSocket; tcp: Server; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = createSocket({ type: isIP(address.host) === 6 ? 'udp6' : 'udp4' });
+    udp.bind(address.port, address.host);
+    await Promise.race([once(udp, 'listening'), once(udp, 'error').then(([err]) => Promise.reject(err as Error))]);
+    const port = udp.address().port;
+    const tcp = createServer();
+    try {
+      tcp.listen(port, address.host);
+      await Promise.race([once(tcp, 'listening'), once(tcp, 'error').then(([err]) => Promise.reject(err as Error))]);
+      return { udp, tcp, port };
+    } catch (err) {
+      udp.close();
+      const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!(taken && address.port === 0 && attempt < PICKED_PORT_TRIES)) throw err;
+    }
+  }
 }
